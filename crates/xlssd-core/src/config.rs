@@ -1,0 +1,702 @@
+//! The simulator's configuration: one typed structure whose sections mirror the modules.
+//!
+//! Every key has a default, so a config file only names what differs from them. Unknown
+//! keys and wrong types are rejected by serde (with the dotted path of the key), and
+//! impossible values by [`Config::validate`], which names the key and the allowed range.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Seed of every pseudo-random stream (workload, policies); each concern derives its own.
+    pub seed: u64,
+    pub geometry: GeometryConfig,
+    pub timing: TimingConfig,
+    pub channel: ChannelConfig,
+    pub host: HostConfig,
+    pub ftl: FtlConfig,
+    pub gc: GcConfig,
+    pub wl: WlConfig,
+    pub cache: CacheConfig,
+    pub mapping: MappingConfig,
+    pub precondition: PreconditionConfig,
+    pub energy: EnergyConfig,
+    pub workload: WorkloadConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            geometry: GeometryConfig::default(),
+            timing: TimingConfig::default(),
+            channel: ChannelConfig::default(),
+            host: HostConfig::default(),
+            ftl: FtlConfig::default(),
+            gc: GcConfig::default(),
+            wl: WlConfig::default(),
+            cache: CacheConfig::default(),
+            mapping: MappingConfig::default(),
+            precondition: PreconditionConfig::default(),
+            energy: EnergyConfig::default(),
+            workload: WorkloadConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn bits_per_cell(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Bytes of user data per page.
+    pub page_size: u32,
+    /// Word-line layers of a 3D part (1 for planar NAND); a block spans all layers.
+    pub layers: u32,
+    pub cell: CellType,
+}
+
+impl Default for GeometryConfig {
+    fn default() -> Self {
+        GeometryConfig {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 64,
+            pages_per_block: 64,
+            page_size: 4096,
+            layers: 1,
+            cell: CellType::Mlc,
+        }
+    }
+}
+
+/// A latency given once for every page type, or once per page type (LSB, CSB, MSB, TSB).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerPageType {
+    Same(f64),
+    PerType(Vec<f64>),
+}
+
+impl PerPageType {
+    pub fn get(&self, page_type: usize) -> f64 {
+        match self {
+            PerPageType::Same(v) => *v,
+            PerPageType::PerType(v) => v[page_type.min(v.len() - 1)],
+        }
+    }
+    fn values(&self) -> Vec<f64> {
+        match self {
+            PerPageType::Same(v) => vec![*v],
+            PerPageType::PerType(v) => v.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimingConfig {
+    /// Array read (sense) time tR in microseconds, per page type.
+    pub read_us: PerPageType,
+    /// Array program time tPROG in microseconds, per page type.
+    pub program_us: PerPageType,
+    /// Block erase time tBERS in microseconds.
+    pub erase_us: f64,
+    /// Command and address cycles on the channel before each flash operation, in ns.
+    pub cmd_ns: u64,
+    /// Latency of one page access in the controller's DRAM, in ns.
+    pub dram_ns: u64,
+}
+
+impl Default for TimingConfig {
+    fn default() -> Self {
+        TimingConfig {
+            read_us: PerPageType::Same(50.0),
+            program_us: PerPageType::Same(600.0),
+            erase_us: 3000.0,
+            cmd_ns: 0,
+            dram_ns: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChannelConfig {
+    /// Transfer rate in mega-transfers per second.
+    pub rate_mts: f64,
+    /// Bus width in bits.
+    pub width_bits: u32,
+}
+
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        ChannelConfig { rate_mts: 400.0, width_bits: 8 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplayMode {
+    /// Honour each request's arrival time.
+    Open,
+    /// Keep `queue_depth` requests outstanding, ignoring arrival times.
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMode {
+    /// An address beyond the logical capacity stops the run.
+    Error,
+    /// Addresses are taken modulo the logical capacity.
+    Wrap,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnmappedReads {
+    /// A read of a never-written page is served as if the page had been written before the
+    /// run: it is given a physical page (without programming time) and read from flash.
+    Materialize,
+    /// A read of a never-written page returns zeros from the controller without a flash read.
+    Zero,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Host interface bandwidth in GB/s (10^9 bytes/s) used for data transfer to and from
+    /// the host; 0 models an ideal interface.
+    pub interface_gbps: f64,
+    pub replay: ReplayMode,
+    /// Outstanding requests in closed-loop replay.
+    pub queue_depth: u32,
+    /// Arrival times are multiplied by this factor in open-loop replay.
+    pub time_scale: f64,
+    pub address_mode: AddressMode,
+    pub unmapped_reads: UnmappedReads,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            interface_gbps: 0.0,
+            replay: ReplayMode::Open,
+            queue_depth: 32,
+            time_scale: 1.0,
+            address_mode: AddressMode::Error,
+            unmapped_reads: UnmappedReads::Materialize,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllocationScheme {
+    /// Channel, way, die, plane striping of logical pages (MQSim's CWDP).
+    Static,
+    /// Each page goes to the least busy die.
+    Dynamic,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical capacity hidden from the host, in (0, 1).
+    pub overprovisioning: f64,
+    pub allocation: AllocationScheme,
+    /// Host write streams, each with its own active block per plane.
+    pub streams: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig { overprovisioning: 0.07, allocation: AllocationScheme::Static, streams: 1 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    Greedy,
+    CostBenefit,
+    Fifo,
+    RandomGreedy,
+}
+
+impl GcPolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Fifo => "fifo",
+            GcPolicy::RandomGreedy => "random-greedy",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    pub policy: GcPolicy,
+    /// Background GC starts in a plane when its free blocks fall below this fraction.
+    pub threshold: f64,
+    /// Below this fraction of free blocks GC runs in the foreground: it goes ahead of host
+    /// writes on the die.
+    pub hard_threshold: f64,
+    /// Candidates drawn by `random-greedy` before the one with fewest valid pages is taken.
+    pub rga_candidates: u32,
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, hard_threshold: 0.005, rga_candidates: 10 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WlConfig {
+    /// Dynamic wear levelling: a new block is the least-erased free block of its plane.
+    pub dynamic: bool,
+    /// Static wear levelling: cold data leaves the least-erased block of a plane when the
+    /// erase-count gap in that plane exceeds `static_threshold`.
+    #[serde(rename = "static")]
+    pub static_enabled: bool,
+    pub static_threshold: u32,
+}
+
+impl Default for WlConfig {
+    fn default() -> Self {
+        WlConfig { dynamic: true, static_enabled: true, static_threshold: 100 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    /// DRAM write-buffer capacity in bytes; 0 disables the buffer (write-through).
+    pub capacity_bytes: u64,
+    /// The buffer is written back once the host has been idle this long, in microseconds.
+    pub idle_flush_us: f64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig { capacity_bytes: 1 << 20, idle_flush_us: 1000.0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MappingConfig {
+    /// Capacity of the demand-cached mapping table in bytes; 0 keeps the whole page-level
+    /// table in DRAM.
+    pub cached_table_bytes: u64,
+    /// Bytes one logical-to-physical entry takes, in DRAM and in a translation page.
+    pub entry_bytes: u32,
+}
+
+impl Default for MappingConfig {
+    fn default() -> Self {
+        MappingConfig { cached_table_bytes: 0, entry_bytes: 8 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space holding data before the run, in [0, 1].
+    pub occupancy: f64,
+    /// Spread the data as long uniform random overwrites would leave it, instead of packing
+    /// it into full blocks.
+    pub steady_state: bool,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { occupancy: 0.0, steady_state: false }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EnergyConfig {
+    pub voltage_v: f64,
+    pub read_ma: f64,
+    pub program_ma: f64,
+    pub erase_ma: f64,
+    /// Current drawn while a channel transfers data or commands.
+    pub transfer_ma: f64,
+    /// Current drawn by DRAM while it serves a buffer access.
+    pub dram_ma: f64,
+}
+
+impl Default for EnergyConfig {
+    fn default() -> Self {
+        EnergyConfig {
+            voltage_v: 3.3,
+            read_ma: 25.0,
+            program_ma: 25.0,
+            erase_ma: 25.0,
+            transfer_ma: 25.0,
+            dram_ma: 125.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    Randrw,
+    Rw,
+}
+
+/// A synthetic workload in fio's vocabulary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    pub rw: RwMode,
+    /// Request size in bytes (a multiple of 512).
+    pub bs: u64,
+    /// Percentage of reads in mixed workloads.
+    pub rwmixread: f64,
+    /// Outstanding requests (closed loop); 0 means open loop with `interarrival_us`.
+    pub iodepth: u32,
+    /// Number of requests.
+    pub n: u64,
+    /// Fraction of the logical space addressed, from its start.
+    pub span: f64,
+    /// Zipf exponent of address popularity; 0 is uniform.
+    pub zipf: f64,
+    /// Hot/cold skew: `hot_fraction` of requests go to `hot_space` of the span (0 = off).
+    pub hot_fraction: f64,
+    pub hot_space: f64,
+    /// Mean gap between arrivals in open loop, in microseconds (exponential).
+    pub interarrival_us: f64,
+    /// Seed of this workload; 0 derives it from the top-level seed.
+    pub seed: u64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            rw: RwMode::Randrw,
+            bs: 4096,
+            rwmixread: 70.0,
+            iodepth: 16,
+            n: 20_000,
+            span: 1.0,
+            zipf: 0.0,
+            hot_fraction: 0.0,
+            hot_space: 0.2,
+            interarrival_us: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+fn bad(key: &str, value: impl std::fmt::Display, expected: &str) -> Error {
+    Error::Config { key: key.to_string(), message: format!("value {value} is out of range: expected {expected}") }
+}
+
+fn positive_u32(key: &str, v: u32) -> Result<()> {
+    if v == 0 {
+        return Err(bad(key, v, "an integer >= 1"));
+    }
+    Ok(())
+}
+
+fn positive_f64(key: &str, v: f64) -> Result<()> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err(bad(key, v, "a number > 0"));
+    }
+    Ok(())
+}
+
+fn fraction(key: &str, v: f64, lo_open: bool, hi_open: bool) -> Result<()> {
+    let lo_ok = if lo_open { v > 0.0 } else { v >= 0.0 };
+    let hi_ok = if hi_open { v < 1.0 } else { v <= 1.0 };
+    if !(v.is_finite() && lo_ok && hi_ok) {
+        let range = format!(
+            "a fraction in {}0, 1{}",
+            if lo_open { "(" } else { "[" },
+            if hi_open { ")" } else { "]" }
+        );
+        return Err(bad(key, v, &range));
+    }
+    Ok(())
+}
+
+fn per_page_type(key: &str, v: &PerPageType, types: usize) -> Result<()> {
+    let values = v.values();
+    if let PerPageType::PerType(list) = v {
+        if list.len() != types {
+            return Err(Error::Config {
+                key: key.to_string(),
+                message: format!(
+                    "has {} values; the cell type has {types} page types (give one number or {types})",
+                    list.len()
+                ),
+            });
+        }
+    }
+    for x in values {
+        positive_f64(key, x)?;
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Parses a TOML document over the defaults.
+    pub fn from_toml_str(text: &str) -> Result<Config> {
+        let de = toml::Deserializer::new(text);
+        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| Error::Config {
+            key: e.path().to_string(),
+            message: e.inner().message().to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Parses a JSON document over the defaults (the form the Python layer hands over).
+    pub fn from_json_str(text: &str) -> Result<Config> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let cfg: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
+            key: e.path().to_string(),
+            message: strip_position(&e.inner().to_string()),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn to_json_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("config serialises")
+    }
+
+    /// Rejects impossible values, naming the key and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        let g = &self.geometry;
+        positive_u32("geometry.channels", g.channels)?;
+        positive_u32("geometry.chips_per_channel", g.chips_per_channel)?;
+        positive_u32("geometry.dies_per_chip", g.dies_per_chip)?;
+        positive_u32("geometry.planes_per_die", g.planes_per_die)?;
+        positive_u32("geometry.blocks_per_plane", g.blocks_per_plane)?;
+        positive_u32("geometry.pages_per_block", g.pages_per_block)?;
+        positive_u32("geometry.layers", g.layers)?;
+        if g.page_size < 512 || g.page_size % 512 != 0 {
+            return Err(bad("geometry.page_size", g.page_size, "a multiple of 512 bytes"));
+        }
+        if g.pages_per_block % g.layers != 0 {
+            return Err(bad(
+                "geometry.layers",
+                g.layers,
+                &format!("a divisor of geometry.pages_per_block ({})", g.pages_per_block),
+            ));
+        }
+        if g.blocks_per_plane < 4 {
+            return Err(bad("geometry.blocks_per_plane", g.blocks_per_plane, "at least 4"));
+        }
+        if g.pages_per_block > u16::MAX as u32 {
+            return Err(bad("geometry.pages_per_block", g.pages_per_block, "at most 65535"));
+        }
+        let pages = g.channels as u64
+            * g.chips_per_channel as u64
+            * g.dies_per_chip as u64
+            * g.planes_per_die as u64
+            * g.blocks_per_plane as u64
+            * g.pages_per_block as u64;
+        if pages >= u32::MAX as u64 {
+            return Err(Error::Config {
+                key: "geometry".into(),
+                message: format!("{pages} physical pages; at most {} are supported", u32::MAX - 1),
+            });
+        }
+        let types = g.cell.bits_per_cell();
+        per_page_type("timing.read_us", &self.timing.read_us, types)?;
+        per_page_type("timing.program_us", &self.timing.program_us, types)?;
+        positive_f64("timing.erase_us", self.timing.erase_us)?;
+        positive_f64("channel.rate_mts", self.channel.rate_mts)?;
+        if ![8, 16, 32].contains(&self.channel.width_bits) {
+            return Err(bad("channel.width_bits", self.channel.width_bits, "8, 16 or 32"));
+        }
+        let h = &self.host;
+        if !(h.interface_gbps.is_finite() && h.interface_gbps >= 0.0) {
+            return Err(bad("host.interface_gbps", h.interface_gbps, "a number >= 0 (0 = ideal)"));
+        }
+        positive_u32("host.queue_depth", h.queue_depth)?;
+        positive_f64("host.time_scale", h.time_scale)?;
+        fraction("ftl.overprovisioning", self.ftl.overprovisioning, true, true)?;
+        positive_u32("ftl.streams", self.ftl.streams)?;
+        if self.ftl.streams > 64 {
+            return Err(bad("ftl.streams", self.ftl.streams, "at most 64"));
+        }
+        fraction("gc.threshold", self.gc.threshold, true, true)?;
+        fraction("gc.hard_threshold", self.gc.hard_threshold, false, true)?;
+        if self.gc.hard_threshold > self.gc.threshold {
+            return Err(bad(
+                "gc.hard_threshold",
+                self.gc.hard_threshold,
+                &format!("at most gc.threshold ({})", self.gc.threshold),
+            ));
+        }
+        positive_u32("gc.rga_candidates", self.gc.rga_candidates)?;
+        if !(self.cache.idle_flush_us.is_finite() && self.cache.idle_flush_us >= 0.0) {
+            return Err(bad("cache.idle_flush_us", self.cache.idle_flush_us, "a number >= 0"));
+        }
+        positive_u32("wl.static_threshold", self.wl.static_threshold)?;
+        if self.mapping.entry_bytes == 0 || self.mapping.entry_bytes > g.page_size {
+            return Err(bad("mapping.entry_bytes", self.mapping.entry_bytes, "between 1 and geometry.page_size"));
+        }
+        if self.mapping.cached_table_bytes != 0 && self.mapping.cached_table_bytes < self.mapping.entry_bytes as u64 {
+            return Err(bad(
+                "mapping.cached_table_bytes",
+                self.mapping.cached_table_bytes,
+                "0 (whole table in DRAM) or at least one entry (mapping.entry_bytes)",
+            ));
+        }
+        fraction("precondition.occupancy", self.precondition.occupancy, false, false)?;
+        let e = &self.energy;
+        for (k, v) in [
+            ("energy.voltage_v", e.voltage_v),
+            ("energy.read_ma", e.read_ma),
+            ("energy.program_ma", e.program_ma),
+            ("energy.erase_ma", e.erase_ma),
+            ("energy.transfer_ma", e.transfer_ma),
+            ("energy.dram_ma", e.dram_ma),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad(k, v, "a number >= 0"));
+            }
+        }
+        self.workload.validate("workload")?;
+        Ok(())
+    }
+}
+
+impl WorkloadConfig {
+    /// Validates with `prefix` naming where the workload came from (config section or spec).
+    pub fn validate(&self, prefix: &str) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        if self.bs == 0 || self.bs % 512 != 0 {
+            return Err(bad(&k("bs"), self.bs, "a positive multiple of 512 bytes"));
+        }
+        if !(self.rwmixread.is_finite() && (0.0..=100.0).contains(&self.rwmixread)) {
+            return Err(bad(&k("rwmixread"), self.rwmixread, "a percentage in [0, 100]"));
+        }
+        if self.n == 0 {
+            return Err(bad(&k("n"), self.n, "an integer >= 1"));
+        }
+        fraction(&k("span"), self.span, true, false)?;
+        if !(self.zipf.is_finite() && self.zipf >= 0.0) {
+            return Err(bad(&k("zipf"), self.zipf, "a number >= 0 (0 = uniform)"));
+        }
+        fraction(&k("hot_fraction"), self.hot_fraction, false, false)?;
+        fraction(&k("hot_space"), self.hot_space, true, false)?;
+        if self.zipf > 0.0 && self.hot_fraction > 0.0 {
+            return Err(Error::Config {
+                key: k("zipf"),
+                message: format!("cannot be combined with {}; choose one skew", k("hot_fraction")),
+            });
+        }
+        if !(self.interarrival_us.is_finite() && self.interarrival_us >= 0.0) {
+            return Err(bad(&k("interarrival_us"), self.interarrival_us, "a number >= 0"));
+        }
+        if self.iodepth == 0 && self.interarrival_us == 0.0 {
+            return Err(Error::Config {
+                key: k("iodepth"),
+                message: "is 0 (open loop) but interarrival_us is 0 too; give one of them".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// serde_json appends "at line 1 column N" to its messages; the key path says more.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_named_with_its_path() {
+        let err = Config::from_toml_str("[geometry]\nchanels = 4\n").unwrap_err();
+        match err {
+            Error::Config { key, message } => {
+                assert_eq!(key, "geometry.chanels");
+                assert!(message.contains("unknown field"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn wrong_type_is_named() {
+        let err = Config::from_json_str(r#"{"gc": {"threshold": "high"}}"#).unwrap_err();
+        assert!(matches!(err, Error::Config { ref key, .. } if key == "gc.threshold"), "{err:?}");
+    }
+
+    #[test]
+    fn overprovisioning_outside_open_interval_is_rejected() {
+        for v in ["0.0", "1.0", "-0.1", "1.5"] {
+            let err = Config::from_toml_str(&format!("[ftl]\noverprovisioning = {v}\n")).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains("ftl.overprovisioning") && text.contains("(0, 1)"), "{text}");
+        }
+        assert!(Config::from_toml_str("[ftl]\noverprovisioning = 0.2\n").is_ok());
+    }
+
+    #[test]
+    fn zero_sizes_are_rejected() {
+        let err = Config::from_toml_str("[geometry]\nchannels = 0\n").unwrap_err();
+        assert!(err.to_string().contains("geometry.channels"), "{err}");
+    }
+
+    #[test]
+    fn per_page_type_latency_must_match_cell() {
+        let err = Config::from_toml_str("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60]\n").unwrap_err();
+        assert!(err.to_string().contains("timing.read_us"), "{err}");
+        let cfg = Config::from_toml_str("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60, 70]\n").unwrap();
+        assert_eq!(cfg.timing.read_us.get(2), 70.0);
+    }
+}

@@ -1,0 +1,92 @@
+//! Per-die transaction queues and the state of the operation a die is running; channel
+//! arbitration.
+
+use std::collections::VecDeque;
+
+use crate::controller::txn::OpClass;
+use crate::sim::Time;
+
+/// Most planes a multi-plane command can span.
+pub const MAX_PLANES: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Idle,
+    /// Waiting for the channel to send command and address (and program data).
+    WaitIn,
+    /// The array is sensing, programming or erasing.
+    Array,
+    /// Waiting for the channel to move read data out.
+    WaitOut,
+}
+
+/// One (possibly multi-plane) command in progress on a die.
+#[derive(Debug, Clone, Copy)]
+pub struct DieOp {
+    pub class: OpClass,
+    pub phase: Phase,
+    pub start: Time,
+    pub n: usize,
+    pub txns: [u32; MAX_PLANES],
+}
+
+impl DieOp {
+    pub fn idle() -> DieOp {
+        DieOp { class: OpClass::Read, phase: Phase::Idle, start: 0, n: 0, txns: [0; MAX_PLANES] }
+    }
+
+    pub fn txns(&self) -> &[u32] {
+        &self.txns[..self.n]
+    }
+}
+
+pub struct Die {
+    /// Read, write and GC queues (see [`crate::controller::txn::QueueClass`]).
+    pub queues: [VecDeque<u32>; 3],
+    pub op: DieOp,
+}
+
+impl Die {
+    pub fn new() -> Die {
+        Die { queues: [VecDeque::new(), VecDeque::new(), VecDeque::new()], op: DieOp::idle() }
+    }
+
+    pub fn busy(&self) -> bool {
+        self.op.phase != Phase::Idle
+    }
+
+    pub fn queued(&self) -> usize {
+        self.queues.iter().map(|q| q.len()).sum()
+    }
+}
+
+impl Default for Die {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A flash channel: one transfer at a time. Dies waiting to move read data out go first,
+/// because their die can do nothing else until the data has left its page register.
+pub struct Channel {
+    pub owner: Option<u32>,
+    pub waiting_out: VecDeque<(u32, Time)>,
+    pub waiting_in: VecDeque<(u32, Time)>,
+}
+
+impl Channel {
+    pub fn new() -> Channel {
+        Channel { owner: None, waiting_out: VecDeque::new(), waiting_in: VecDeque::new() }
+    }
+
+    /// The next die to be granted the channel, with its transfer duration.
+    pub fn next_waiter(&mut self) -> Option<(u32, Time)> {
+        self.waiting_out.pop_front().or_else(|| self.waiting_in.pop_front())
+    }
+}
+
+impl Default for Channel {
+    fn default() -> Self {
+        Self::new()
+    }
+}

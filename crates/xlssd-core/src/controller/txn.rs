@@ -1,0 +1,112 @@
+//! Flash transactions: one page read or program, or one block erase, on behalf of the host,
+//! GC, wear levelling or the mapping table. Held in a slab so that the hot path does not
+//! allocate.
+
+use crate::stats::Activity;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnKind {
+    HostRead,
+    /// A host page write, or a flush of the write buffer (then `owner` is [`NO_OWNER`]).
+    HostWrite,
+    GcRead,
+    GcWrite,
+    MapRead,
+    MapWrite,
+    Erase,
+}
+
+/// The operation a transaction needs from the die; only transactions of one operation run
+/// together as a multi-plane command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpClass {
+    Read,
+    Program,
+    Erase,
+}
+
+/// Which of a die's queues a transaction waits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueClass {
+    Read = 0,
+    Write = 1,
+    Gc = 2,
+}
+
+impl TxnKind {
+    pub fn op(self) -> OpClass {
+        match self {
+            TxnKind::HostRead | TxnKind::GcRead | TxnKind::MapRead => OpClass::Read,
+            TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::MapWrite => OpClass::Program,
+            TxnKind::Erase => OpClass::Erase,
+        }
+    }
+
+    pub fn queue(self) -> QueueClass {
+        match self {
+            TxnKind::HostRead | TxnKind::MapRead => QueueClass::Read,
+            TxnKind::HostWrite | TxnKind::MapWrite => QueueClass::Write,
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase => QueueClass::Gc,
+        }
+    }
+
+    pub fn activity(self) -> Activity {
+        match self {
+            TxnKind::HostRead => Activity::HostRead,
+            TxnKind::HostWrite => Activity::HostWrite,
+            TxnKind::GcRead | TxnKind::GcWrite => Activity::Gc,
+            TxnKind::MapRead | TxnKind::MapWrite => Activity::Mapping,
+            TxnKind::Erase => Activity::Erase,
+        }
+    }
+}
+
+pub const NO_OWNER: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Txn {
+    pub kind: TxnKind,
+    /// The page read or programmed; for an erase, the first page of the block.
+    pub ppn: u32,
+    /// The logical page (or translation page) involved.
+    pub lpn: u32,
+    /// The host request waiting for it, or [`NO_OWNER`].
+    pub owner: u32,
+    pub plane: u32,
+}
+
+/// Transactions by id, reusing freed ids.
+#[derive(Default)]
+pub struct TxnSlab {
+    items: Vec<Txn>,
+    free: Vec<u32>,
+}
+
+impl TxnSlab {
+    pub fn insert(&mut self, t: Txn) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.items[id as usize] = t;
+                id
+            }
+            None => {
+                self.items.push(t);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: u32) -> &Txn {
+        &self.items[id as usize]
+    }
+
+    pub fn remove(&mut self, id: u32) -> Txn {
+        self.free.push(id);
+        self.items[id as usize]
+    }
+
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}

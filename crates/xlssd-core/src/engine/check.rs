@@ -1,0 +1,88 @@
+//! Preconditioning the device before a run, and the invariant checker.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{stream_seed, Simulator, SEED_PRECONDITION};
+use crate::error::{Error, Result};
+use crate::ftl::blocks::BlockState;
+use crate::ftl::precondition::precondition;
+
+impl Simulator<'_> {
+    pub(super) fn precondition(&mut self) -> Result<()> {
+        let pc = &self.cfg.precondition;
+        let used = (pc.occupancy * self.logical_pages as f64).round() as u64;
+        if used == 0 {
+            return Ok(());
+        }
+        let data_blocks = self.geo.blocks_per_plane - self.gc_threshold_blocks - 1;
+        let geo = self.geo.clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));
+        precondition(
+            &mut self.blocks,
+            &mut self.map,
+            used,
+            pc.steady_state,
+            data_blocks,
+            |lpn| geo.cwdp_plane(lpn),
+            &mut rng,
+        )
+    }
+
+    /// Checks that the FTL's structures agree with each other: forward and reverse mapping,
+    /// valid counts and bitmaps, block states and free pools, program pointers.
+    pub(super) fn check_invariants(&self) -> Result<()> {
+        let fail = |message: String| Err(Error::Invariant { time_ns: self.q.now(), message });
+        let n = self.geo.pages_per_block;
+        let mut valid_total = 0u64;
+        let mut free_total = 0u64;
+        for b in 0..self.geo.blocks {
+            let bi = b as usize;
+            let valid = self.blocks.count_valid_bits(b);
+            if valid != self.blocks.valid[bi] {
+                return fail(format!("block {b}: valid count {} but {valid} valid bits", self.blocks.valid[bi]));
+            }
+            valid_total += valid as u64;
+            let (wp, prog) = (self.blocks.write_ptr[bi], self.blocks.programmed[bi]);
+            if prog > wp || wp > n {
+                return fail(format!("block {b}: programmed {prog}, write pointer {wp}, {n} pages"));
+            }
+            match self.blocks.state[bi] {
+                BlockState::Free => {
+                    free_total += 1;
+                    if wp != 0 || valid != 0 {
+                        return fail(format!("free block {b} has write pointer {wp} and {valid} valid pages"));
+                    }
+                }
+                BlockState::Full | BlockState::Victim if wp != n => {
+                    return fail(format!("block {b} is {:?} with write pointer {wp}", self.blocks.state[bi]));
+                }
+                _ => {}
+            }
+            for ppn in self.blocks.valid_pages(b) {
+                if self.geo.page_in_block(ppn) >= wp {
+                    return fail(format!("page {ppn} is valid but was never allocated"));
+                }
+                match self.map.owner(ppn) {
+                    Some(lpn) if self.map.get(lpn) == Some(ppn) => {}
+                    owner => return fail(format!("valid page {ppn} has owner {owner:?} that does not map to it")),
+                }
+            }
+        }
+        let pools: u64 = (0..self.geo.planes).map(|p| self.blocks.free_count(p) as u64).sum();
+        if pools != free_total {
+            return fail(format!("{free_total} blocks are free but the free pools hold {pools}"));
+        }
+        for p in 0..self.geo.planes {
+            for &b in self.blocks.free_list(p) {
+                if self.blocks.state[b as usize] != BlockState::Free || self.geo.plane_of_block(b) != p {
+                    return fail(format!("free pool of plane {p} holds block {b} in state {:?}", self.blocks.state[b as usize]));
+                }
+            }
+        }
+        if valid_total != self.map.mapped() {
+            return fail(format!("{} logical pages are mapped but {valid_total} physical pages are valid", self.map.mapped()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,365 @@
+//! From a page access to the flash: allocation and remapping, the cached mapping table,
+//! per-die queues, multi-plane commands, channel arbitration and operation timing.
+
+use super::{Ev, PendingProgram, Simulator};
+use crate::controller::die::{DieOp, Phase, MAX_PLANES};
+use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
+use crate::error::Error;
+use crate::ftl::policy::AllocContext;
+use crate::sim::Time;
+
+impl Simulator<'_> {
+    /// The plane a logical page of `stream` is written to, as the allocation policy decides.
+    pub(super) fn alloc_plane(&mut self, lpn: u32, stream: u32) -> u32 {
+        let ctx = AllocContext { die_load: &self.die_load, blocks: &self.blocks, stream };
+        self.alloc.plane_for(lpn, &ctx)
+    }
+
+    /// Writes a logical page to a new physical page (host data, a buffer flush, a GC copy or
+    /// a translation page). `plane` fixes the plane (GC copies stay in their plane).
+    pub(super) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
+        let (stream, privileged) = match kind {
+            TxnKind::GcWrite => (self.streams.gc, true),
+            TxnKind::MapWrite => (self.streams.mapping, false),
+            _ => (0, false),
+        };
+        let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, stream));
+        if !self.blocks.can_allocate(plane, stream, privileged) {
+            self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
+            self.counters.blocked_writes += 1;
+            self.maybe_start_gc(plane);
+            return;
+        }
+        let Some(ppn) = self.blocks.allocate(plane, stream, privileged, &mut *self.wl) else {
+            self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
+            return;
+        };
+        self.remap(lpn, ppn);
+        let txn = Txn { kind, ppn, lpn, owner, plane };
+        match kind {
+            TxnKind::HostWrite => self.with_mapping(lpn, txn, true),
+            TxnKind::GcWrite => {
+                self.note_relocated_mapping(lpn);
+                self.enqueue(txn);
+            }
+            _ => self.enqueue(txn),
+        }
+        self.maybe_start_gc(plane);
+    }
+
+    /// Retries page writes that waited for a free block in `plane`.
+    pub(super) fn retry_blocked_programs(&mut self, plane: u32) {
+        let n = self.blocked_programs[plane as usize].len();
+        for _ in 0..n {
+            let Some(p) = self.blocked_programs[plane as usize].pop_front() else { break };
+            let fixed = (p.kind == TxnKind::GcWrite || self.alloc.is_static()).then_some(plane);
+            self.program_page(p.lpn, p.owner, p.kind, fixed);
+        }
+    }
+
+    /// Points `lpn` at `ppn`, invalidating the page it held before.
+    fn remap(&mut self, lpn: u32, ppn: u32) {
+        let now = self.now();
+        if let Some(old) = self.map.set(lpn, ppn) {
+            if self.blocks.is_valid(old) {
+                self.blocks.invalidate(old, now);
+                self.after_invalidate(old);
+            }
+        }
+        self.blocks.set_valid(ppn, now);
+    }
+
+    /// Sends `txn` to its die once the mapping entry of `lpn` is in the cached mapping
+    /// table, reading its translation page first on a miss.
+    pub(super) fn with_mapping(&mut self, lpn: u32, txn: Txn, write: bool) {
+        let Some(cmt) = self.cmt.as_mut() else {
+            self.enqueue(txn);
+            return;
+        };
+        if cmt.touch(lpn) {
+            if write {
+                cmt.mark_dirty(lpn);
+            }
+            self.counters.cmt_hits += 1;
+            self.enqueue(txn);
+            return;
+        }
+        self.counters.cmt_misses += 1;
+        let tvpn = lpn / self.tpage_entries;
+        let tlpn = self.logical_pages as u32 + tvpn;
+        let parked = self.txns.insert(txn);
+        if let Some(waiters) = self.pending_map_reads.get_mut(&tvpn) {
+            waiters.push((parked, write));
+            return;
+        }
+        match self.map.get(tlpn) {
+            Some(tppn) if self.blocks.is_programmed(tppn) => {
+                self.pending_map_reads.insert(tvpn, vec![(parked, write)]);
+                let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
+                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane });
+            }
+            // Never written, or still in the controller on its way to flash: nothing to read.
+            _ => self.mapping_loaded(parked, lpn, write),
+        }
+    }
+
+    /// A translation page arrived: cache the entries its waiters need and let them go on.
+    fn map_read_done(&mut self, tvpn: u32) {
+        for (parked, write) in self.pending_map_reads.remove(&tvpn).unwrap_or_default() {
+            let lpn = self.txns.get(parked).lpn;
+            self.mapping_loaded(parked, lpn, write);
+        }
+    }
+
+    fn mapping_loaded(&mut self, parked: u32, lpn: u32, write: bool) {
+        let evicted = self.cmt.as_mut().and_then(|c| c.insert(lpn, write));
+        if let Some((old, true)) = evicted {
+            self.write_back_translation(old / self.tpage_entries);
+        }
+        self.enqueue_id(parked);
+    }
+
+    /// GC moved `lpn`: its entry changes; if it is not cached, its translation page must be
+    /// rewritten.
+    fn note_relocated_mapping(&mut self, lpn: u32) {
+        if (lpn as u64) >= self.logical_pages {
+            return; // a translation page: its location lives in DRAM (the GTD)
+        }
+        let Some(cmt) = self.cmt.as_mut() else { return };
+        if !cmt.mark_dirty(lpn) {
+            self.write_back_translation(lpn / self.tpage_entries);
+        }
+    }
+
+    /// Programs translation page `tvpn` unless a write of it is already on its way.
+    fn write_back_translation(&mut self, tvpn: u32) {
+        if self.pending_map_writes.insert(tvpn) {
+            let tlpn = self.logical_pages as u32 + tvpn;
+            self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
+        }
+    }
+
+    pub(super) fn enqueue(&mut self, txn: Txn) {
+        let id = self.txns.insert(txn);
+        self.enqueue_id(id);
+    }
+
+    fn enqueue_id(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        let die = self.geo.die_of_plane(t.plane);
+        self.dies[die as usize].queues[t.kind.queue() as usize].push_back(id);
+        self.die_load[die as usize] += 1;
+        self.try_start(die);
+    }
+
+    /// Starts the next command on an idle die: reads first; GC ahead of host writes only
+    /// when one of the die's planes is nearly out of free blocks.
+    fn try_start(&mut self, die: u32) {
+        if self.dies[die as usize].busy() {
+            return;
+        }
+        let ppd = self.geo.planes_per_die;
+        let first_plane = die * ppd;
+        let foreground = (first_plane..first_plane + ppd).any(|p| {
+            self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty()
+        });
+        let order = if foreground {
+            [QueueClass::Read, QueueClass::Gc, QueueClass::Write]
+        } else {
+            [QueueClass::Read, QueueClass::Write, QueueClass::Gc]
+        };
+        let Some(qc) = order.into_iter().find(|&qc| !self.dies[die as usize].queues[qc as usize].is_empty()) else {
+            return;
+        };
+        // A multi-plane command: the first queued transaction of each plane, if it needs the
+        // same operation as the head of the queue. Taking only each plane's first keeps the
+        // program order within every block.
+        let queue = &mut self.dies[die as usize].queues[qc as usize];
+        let class = self.txns.get(queue[0]).kind.op();
+        let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 0, txns: [0; MAX_PLANES] };
+        let mut seen: u32 = 0;
+        let mut taken = [0usize; MAX_PLANES];
+        let scan = queue.len().min(4 * ppd as usize);
+        for (i, &id) in queue.iter().take(scan).enumerate() {
+            let t = self.txns.get(id);
+            let bit = 1u32 << (t.plane - first_plane);
+            if seen & bit != 0 {
+                continue;
+            }
+            seen |= bit;
+            if t.kind.op() == class {
+                op.txns[op.n] = id;
+                taken[op.n] = i;
+                op.n += 1;
+                if op.n == ppd as usize {
+                    break;
+                }
+            }
+        }
+        for &i in taken[..op.n].iter().rev() {
+            queue.remove(i);
+        }
+        if op.n > 1 {
+            self.counters.multiplane_ops += 1;
+        }
+        let n = op.n as u64;
+        self.dies[die as usize].op = op;
+        let cmd = self.timing.cmd_ns;
+        let inbound = match class {
+            OpClass::Program => cmd + n * self.timing.page_xfer_ns,
+            OpClass::Read | OpClass::Erase => cmd,
+        };
+        self.request_channel(die, inbound, false);
+    }
+
+    /// Asks for the die's channel for `duration`; read data going out is served first.
+    fn request_channel(&mut self, die: u32, duration: Time, outbound: bool) {
+        if duration == 0 {
+            self.channel_phase_done(die);
+            return;
+        }
+        let ch = self.geo.channel_of_die(die);
+        let channel = &mut self.channels[ch as usize];
+        if channel.owner.is_none() {
+            self.grant_channel(ch, die, duration);
+        } else if outbound {
+            channel.waiting_out.push_back((die, duration));
+        } else {
+            channel.waiting_in.push_back((die, duration));
+        }
+    }
+
+    fn grant_channel(&mut self, ch: u32, die: u32, duration: Time) {
+        self.channels[ch as usize].owner = Some(die);
+        let first = self.dies[die as usize].op.txns[0];
+        let activity = self.txns.get(first).kind.activity();
+        self.chan_busy[ch as usize].add(activity, duration);
+        self.energy.transfer_j += self.joules(duration, self.cfg.energy.transfer_ma);
+        self.q.schedule_in(duration, Ev::ChannelDone(ch));
+    }
+
+    pub(super) fn on_channel_done(&mut self, ch: u32) {
+        let Some(die) = self.channels[ch as usize].owner.take() else { return };
+        if let Some((next, duration)) = self.channels[ch as usize].next_waiter() {
+            self.grant_channel(ch, next, duration);
+        }
+        self.channel_phase_done(die);
+    }
+
+    fn channel_phase_done(&mut self, die: u32) {
+        let op = self.dies[die as usize].op;
+        match op.phase {
+            Phase::WaitIn => {
+                let duration = self.array_time(&op);
+                self.dies[die as usize].op.phase = Phase::Array;
+                self.q.schedule_in(duration, Ev::ArrayDone(die));
+            }
+            Phase::WaitOut => self.complete_op(die),
+            Phase::Array | Phase::Idle => self.invariant(format!("die {die}: channel finished in phase {:?}", op.phase)),
+        }
+    }
+
+    /// Duration of the array operation (the slowest plane of a multi-plane command), and its
+    /// energy.
+    fn array_time(&mut self, op: &DieOp) -> Time {
+        let e = &self.cfg.energy;
+        let (ma, mut longest) = match op.class {
+            OpClass::Read => (e.read_ma, 0),
+            OpClass::Program => (e.program_ma, 0),
+            OpClass::Erase => (e.erase_ma, self.timing.erase_ns),
+        };
+        let mut total = 0;
+        for &id in op.txns() {
+            let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
+            let t = match op.class {
+                OpClass::Read => self.timing.read_ns(page_type),
+                OpClass::Program => self.timing.program_ns(page_type),
+                OpClass::Erase => self.timing.erase_ns,
+            };
+            longest = longest.max(t);
+            total += t;
+        }
+        let j = self.joules(total, ma);
+        match op.class {
+            OpClass::Read => self.energy.read_j += j,
+            OpClass::Program => self.energy.program_j += j,
+            OpClass::Erase => self.energy.erase_j += j,
+        }
+        longest
+    }
+
+    fn joules(&self, ns: Time, milliamps: f64) -> f64 {
+        ns as f64 * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
+    }
+
+    pub(super) fn on_array_done(&mut self, die: u32) {
+        let op = self.dies[die as usize].op;
+        if op.class == OpClass::Read {
+            self.dies[die as usize].op.phase = Phase::WaitOut;
+            self.request_channel(die, op.n as u64 * self.timing.page_xfer_ns, true);
+        } else {
+            self.complete_op(die);
+        }
+    }
+
+    fn complete_op(&mut self, die: u32) {
+        let op = self.dies[die as usize].op;
+        self.dies[die as usize].op.phase = Phase::Idle;
+        let activity = self.txns.get(op.txns[0]).kind.activity();
+        let elapsed = self.now() - op.start;
+        self.die_busy[die as usize].add(activity, elapsed);
+        self.die_load[die as usize] -= op.n as u32;
+        for &id in op.txns() {
+            let t = self.txns.remove(id);
+            match op.class {
+                OpClass::Read => self.counters.flash_reads += 1,
+                OpClass::Program => self.counters.flash_programs += 1,
+                OpClass::Erase => self.counters.flash_erases += 1,
+            }
+            self.txn_done(t);
+        }
+        self.try_start(die);
+    }
+
+    fn txn_done(&mut self, t: Txn) {
+        match t.kind {
+            TxnKind::HostRead => {
+                self.counters.host_flash_reads += 1;
+                self.page_done(t.owner);
+            }
+            TxnKind::HostWrite => {
+                self.counters.host_flash_programs += 1;
+                self.program_finished(t.ppn);
+                if t.owner == NO_OWNER {
+                    self.buffer.flush_done(t.lpn);
+                    self.admit_blocked_writes();
+                } else {
+                    self.page_done(t.owner);
+                }
+            }
+            TxnKind::GcWrite => self.program_finished(t.ppn),
+            TxnKind::MapWrite => {
+                self.counters.mapping_writes += 1;
+                self.program_finished(t.ppn);
+                self.pending_map_writes.remove(&(t.lpn - self.logical_pages as u32));
+            }
+            TxnKind::MapRead => {
+                self.counters.mapping_reads += 1;
+                self.map_read_done(t.lpn);
+            }
+            TxnKind::GcRead => self.gc_read_done(t),
+            TxnKind::Erase => self.erase_done(t.ppn),
+        }
+    }
+
+    fn program_finished(&mut self, ppn: u32) {
+        if let Err(m) = self.blocks.program_done(ppn) {
+            self.invariant(m);
+        }
+    }
+
+    pub(super) fn invariant(&mut self, message: String) {
+        let e = Error::Invariant { time_ns: self.now(), message };
+        self.fail(e);
+    }
+}

@@ -1,0 +1,95 @@
+//! Cleaning and wear levelling: choosing a victim, moving its valid pages, erasing it.
+
+use super::{GcJob, Relocation, Simulator};
+use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
+use crate::ftl::blocks::BlockState;
+
+impl Simulator<'_> {
+    /// Starts cleaning `plane` if its free blocks fell below the GC threshold and it is not
+    /// cleaning already.
+    pub(super) fn maybe_start_gc(&mut self, plane: u32) {
+        if self.gc_jobs[plane as usize].active() || self.blocks.free_count(plane) >= self.gc_threshold_blocks {
+            return;
+        }
+        if let Some(victim) = self.victim.select(plane, &self.blocks, self.now()) {
+            self.counters.gc_invocations += 1;
+            self.start_relocation(plane, victim, Relocation::Gc);
+        }
+    }
+
+    /// Moves every valid page out of `block`, then erases it.
+    fn start_relocation(&mut self, plane: u32, block: u32, reason: Relocation) {
+        self.blocks.mark_victim(block);
+        self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false };
+        if self.blocks.valid[block as usize] == 0 {
+            self.issue_erase(plane, block);
+            return;
+        }
+        let mut pages = std::mem::take(&mut self.scratch);
+        pages.clear();
+        pages.extend(self.blocks.valid_pages(block));
+        for &ppn in &pages {
+            let Some(lpn) = self.map.owner(ppn) else {
+                self.invariant(format!("valid page {ppn} has no logical owner"));
+                continue;
+            };
+            self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane });
+        }
+        self.scratch = pages;
+    }
+
+    /// A page became invalid; if it was the last valid page of a victim, erase the victim.
+    pub(super) fn after_invalidate(&mut self, ppn: u32) {
+        let block = self.geo.block_of(ppn);
+        if self.blocks.state[block as usize] == BlockState::Victim && self.blocks.valid[block as usize] == 0 {
+            let plane = self.geo.plane_of_block(block);
+            self.issue_erase(plane, block);
+        }
+    }
+
+    fn issue_erase(&mut self, plane: u32, block: u32) {
+        let job = &mut self.gc_jobs[plane as usize];
+        if job.erase_issued || job.block != block {
+            return;
+        }
+        job.erase_issued = true;
+        let ppn = self.geo.ppn(block, 0);
+        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane });
+    }
+
+    /// A victim page has been read into the controller: write it to its new home, unless the
+    /// host overwrote it in the meantime.
+    pub(super) fn gc_read_done(&mut self, t: Txn) {
+        if !self.blocks.is_valid(t.ppn) || self.map.get(t.lpn) != Some(t.ppn) {
+            return;
+        }
+        match self.gc_jobs[t.plane as usize].reason {
+            Relocation::Gc => self.counters.gc_pages_moved += 1,
+            Relocation::WearLevelling => self.counters.wl_pages_moved += 1,
+        }
+        self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
+    }
+
+    pub(super) fn erase_done(&mut self, first_ppn: u32) {
+        let block = self.geo.block_of(first_ppn);
+        let plane = self.geo.plane_of_block(block);
+        for ppn in first_ppn..first_ppn + self.geo.pages_per_block {
+            self.map.clear_physical(ppn);
+        }
+        if self.blocks.valid[block as usize] != 0 {
+            self.invariant(format!("block {block} erased with {} valid pages", self.blocks.valid[block as usize]));
+            return;
+        }
+        self.blocks.erase(block);
+        self.counters.gc_blocks_erased += 1;
+        self.gc_jobs[plane as usize] = GcJob::NONE;
+        self.retry_blocked_programs(plane);
+        self.maybe_start_gc(plane);
+        if !self.gc_jobs[plane as usize].active() {
+            if let Some(cold) = self.wl.static_candidate(plane, &self.blocks) {
+                self.counters.wl_invocations += 1;
+                self.start_relocation(plane, cold, Relocation::WearLevelling);
+            }
+        }
+    }
+}

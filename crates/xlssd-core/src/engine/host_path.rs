@@ -1,0 +1,281 @@
+//! Host requests: arrival (open or closed loop), splitting into pages, the write buffer,
+//! and completion.
+
+use super::{Ev, HostReq, Simulator};
+use crate::config::{AddressMode, UnmappedReads};
+use crate::controller::buffer::Insert;
+use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
+use crate::error::Error;
+use crate::host::{Op, Request};
+
+impl Simulator<'_> {
+    /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
+    pub(super) fn prime_arrivals(&mut self) -> crate::error::Result<()> {
+        let initial = self.closed_loop.unwrap_or(1);
+        for _ in 0..initial {
+            if !self.pull_next()? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the next request from the source and schedules its arrival. Returns false at
+    /// the end of the workload.
+    fn pull_next(&mut self) -> crate::error::Result<bool> {
+        if self.source_exhausted {
+            return Ok(false);
+        }
+        let Some(req) = self.source.next_request()? else {
+            self.source_exhausted = true;
+            return Ok(false);
+        };
+        let at = match self.closed_loop {
+            Some(_) => self.now(),
+            None => {
+                let first = *self.first_raw_arrival.get_or_insert(req.arrival_ns);
+                let rel = req.arrival_ns.saturating_sub(first) as f64 * self.cfg.host.time_scale;
+                // Traces are replayed in file order; an arrival earlier than its predecessor
+                // arrives with it.
+                (rel.round() as u64).max(self.last_arrival).max(self.now())
+            }
+        };
+        self.last_arrival = at;
+        self.arrivals.push_back(req);
+        self.q.schedule(at, Ev::Arrival);
+        Ok(true)
+    }
+
+    pub(super) fn on_arrival(&mut self) {
+        let Some(req) = self.arrivals.pop_front() else { return };
+        self.submit(req);
+        if self.closed_loop.is_none() {
+            if let Err(e) = self.pull_next() {
+                self.fail(e);
+            }
+        }
+    }
+
+    fn submit(&mut self, r: Request) {
+        let now = self.now();
+        let mut lba = r.lba;
+        let end = r.lba + r.sectors as u64;
+        if end > self.logical_sectors {
+            match self.cfg.host.address_mode {
+                AddressMode::Error => {
+                    self.fail(Error::Address {
+                        source_name: self.source.name().to_string(),
+                        index: self.submitted,
+                        first: r.lba,
+                        end,
+                        capacity: self.logical_sectors,
+                    });
+                    return;
+                }
+                AddressMode::Wrap => lba %= self.logical_sectors,
+            }
+        }
+        self.submitted += 1;
+        self.first_arrival_time.get_or_insert(now);
+        let first_lpn = lba / self.sectors_per_page;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
+        let n_pages = (last_lpn - first_lpn + 1) as u32;
+        let hr = HostReq {
+            arrival: now,
+            bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
+            op: r.op,
+            first_lpn,
+            n_pages,
+            pages_left: n_pages,
+            next_page: 0,
+        };
+        let id = match self.free_reqs.pop() {
+            Some(id) => {
+                self.reqs[id as usize] = hr;
+                id
+            }
+            None => {
+                self.reqs.push(hr);
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.outstanding += 1;
+        self.idle_gen += 1;
+        match r.op {
+            Op::Read => {
+                for i in 0..n_pages {
+                    let lpn = self.page_of(id, i);
+                    self.read_page(id, lpn);
+                }
+            }
+            Op::Write => {
+                self.counters.host_pages_written += n_pages as u64;
+                if self.buffer.enabled() {
+                    if !self.buffer_pages(id) {
+                        self.blocked_writes.push_back(id);
+                    }
+                } else {
+                    for i in 0..n_pages {
+                        let lpn = self.page_of(id, i);
+                        self.program_page(lpn, id, TxnKind::HostWrite, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Logical page `i` of a request (wrapping at the end of the logical space).
+    fn page_of(&self, req: u32, i: u32) -> u32 {
+        ((self.reqs[req as usize].first_lpn + i as u64) % self.logical_pages) as u32
+    }
+
+    fn read_page(&mut self, req: u32, lpn: u32) {
+        self.counters.host_pages_read += 1;
+        if self.buffer.contains(lpn) {
+            self.counters.buffer_read_hits += 1;
+            self.page_from_dram(req);
+            return;
+        }
+        let ppn = match self.map.get(lpn) {
+            Some(ppn) => ppn,
+            None => {
+                self.counters.unmapped_reads += 1;
+                let materialized = match self.cfg.host.unmapped_reads {
+                    UnmappedReads::Zero => None,
+                    UnmappedReads::Materialize => self.materialize(lpn),
+                };
+                match materialized {
+                    Some(ppn) => ppn,
+                    None => {
+                        self.page_from_dram(req);
+                        return;
+                    }
+                }
+            }
+        };
+        if !self.blocks.is_programmed(ppn) {
+            // The page's program is still in flight: its data is still in the controller.
+            self.counters.inflight_read_hits += 1;
+            self.page_from_dram(req);
+            return;
+        }
+        let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
+        let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane };
+        self.with_mapping(lpn, txn, false);
+    }
+
+    /// Gives a never-written page a physical home, as if it had been written before the run.
+    fn materialize(&mut self, lpn: u32) -> Option<u32> {
+        let stream = self.streams.materialize;
+        let plane = self.alloc_plane(lpn, stream);
+        if !self.blocks.can_allocate(plane, stream, false) {
+            return None;
+        }
+        let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
+        self.map.set(lpn, ppn);
+        self.blocks.set_valid(ppn, self.now());
+        // Materialised pages have their own blocks, so finishing them at once keeps every
+        // block's program order.
+        if let Err(m) = self.blocks.program_done(ppn) {
+            self.invariant(m);
+        }
+        self.counters.materialized_pages += 1;
+        self.maybe_start_gc(plane);
+        Some(ppn)
+    }
+
+    /// Places a write request's remaining pages in the buffer; false if it filled up first.
+    fn buffer_pages(&mut self, req: u32) -> bool {
+        let n = self.reqs[req as usize].n_pages;
+        let mut complete = true;
+        while self.reqs[req as usize].next_page < n {
+            let i = self.reqs[req as usize].next_page;
+            let lpn = self.page_of(req, i);
+            match self.buffer.insert(lpn) {
+                Insert::Full => {
+                    complete = false;
+                    break;
+                }
+                outcome => {
+                    if outcome == Insert::Overwrite {
+                        self.counters.buffer_write_hits += 1;
+                    }
+                    self.reqs[req as usize].next_page = i + 1;
+                    self.page_from_dram(req);
+                }
+            }
+        }
+        if self.buffer.is_full() {
+            self.flush_buffer(u64::MAX);
+        }
+        complete
+    }
+
+    /// Slots were freed: let waiting writes in, oldest first.
+    pub(super) fn admit_blocked_writes(&mut self) {
+        while let Some(&req) = self.blocked_writes.front() {
+            if !self.buffer_pages(req) {
+                break;
+            }
+            self.blocked_writes.pop_front();
+        }
+    }
+
+    /// Writes back up to `max` dirty pages of the buffer.
+    pub(super) fn flush_buffer(&mut self, max: u64) {
+        let mut lpns = std::mem::take(&mut self.scratch);
+        lpns.clear();
+        self.buffer.take_dirty(max, &mut lpns);
+        self.counters.buffer_flushes += lpns.len() as u64;
+        for &lpn in &lpns {
+            self.program_page(lpn, NO_OWNER, TxnKind::HostWrite, None);
+        }
+        self.scratch = lpns;
+    }
+
+    /// A page of a request is served from DRAM after the DRAM access time.
+    fn page_from_dram(&mut self, req: u32) {
+        let dram = self.timing.dram_ns;
+        self.energy.dram_j += dram as f64 * 1e-9 * self.cfg.energy.dram_ma * 1e-3 * self.cfg.energy.voltage_v;
+        if dram == 0 {
+            self.page_done(req);
+        } else {
+            self.q.schedule_in(dram, Ev::PageDone(req));
+        }
+    }
+
+    pub(super) fn page_done(&mut self, req: u32) {
+        let r = &mut self.reqs[req as usize];
+        r.pages_left -= 1;
+        if r.pages_left > 0 {
+            return;
+        }
+        let xfer = self.timing.host_xfer_ns(r.bytes);
+        if xfer == 0 {
+            self.finish_request(req);
+        } else {
+            self.q.schedule_in(xfer, Ev::ReqDone(req));
+        }
+    }
+
+    pub(super) fn finish_request(&mut self, req: u32) {
+        let now = self.now();
+        let r = self.reqs[req as usize];
+        let latency = now - r.arrival;
+        self.lat[r.op as usize].record(latency, r.bytes);
+        self.lat[2].record(latency, r.bytes);
+        self.free_reqs.push(req);
+        self.outstanding -= 1;
+        self.completed += 1;
+        self.last_completion = self.last_completion.max(now);
+        if self.closed_loop.is_some() {
+            if let Err(e) = self.pull_next() {
+                self.fail(e);
+            }
+        }
+        if self.outstanding == 0 && self.buffer.dirty_pages() > 0 {
+            self.idle_gen += 1;
+            self.q.schedule_in(self.idle_flush_ns, Ev::IdleFlush(self.idle_gen));
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The simulator: owns the layers and runs the event loop. Each part of the data path lives
+//! in its own file as an `impl Simulator` block: host requests (`host_path`), flash
+//! scheduling and timing (`flash_path`), cleaning and wear levelling (`gc_path`).
+
+mod check;
+mod flash_path;
+mod gc_path;
+mod host_path;
+mod report_build;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::config::{AllocationScheme, Config, ReplayMode};
+use crate::controller::buffer::WriteBuffer;
+use crate::controller::cmt::Cmt;
+use crate::controller::die::{Channel, Die};
+use crate::controller::txn::{TxnKind, TxnSlab};
+use crate::error::{Error, Result};
+use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
+use crate::ftl::blocks::{BlockManager, NO_BLOCK};
+use crate::ftl::gc::selector;
+use crate::ftl::mapping::Mapping;
+use crate::ftl::policy::{PlaneAllocator, VictimSelector, WearLeveler};
+use crate::ftl::wear::EraseCountLeveler;
+use crate::host::{Op, Request, RequestSource};
+use crate::nand::{Geometry, Timing};
+use crate::report::Report;
+use crate::sim::{us_to_ns, EventQueue, Time};
+use crate::stats::{Busy, Counters, Energy, LatencyStats};
+
+/// Events of the simulation. Payloads are small indices so that events stay `Copy`.
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// The next queued host request arrives.
+    Arrival,
+    /// A channel finished its current transfer.
+    ChannelDone(u32),
+    /// A die's array operation (sense, program, erase) finished.
+    ArrayDone(u32),
+    /// A page of a host request was served from DRAM.
+    PageDone(u32),
+    /// A host request's data has crossed the host interface.
+    ReqDone(u32),
+    /// The host has been idle since the generation given: flush the write buffer.
+    IdleFlush(u64),
+}
+
+/// A host request in flight.
+#[derive(Debug, Clone, Copy)]
+struct HostReq {
+    arrival: Time,
+    bytes: u64,
+    op: Op,
+    first_lpn: u64,
+    n_pages: u32,
+    pages_left: u32,
+    /// Next page to place in the write buffer when the buffer was full.
+    next_page: u32,
+}
+
+/// Why a block's data is being moved out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relocation {
+    Gc,
+    WearLevelling,
+}
+
+/// The cleaning job of one plane: at most one victim at a time.
+#[derive(Debug, Clone, Copy)]
+struct GcJob {
+    block: u32,
+    reason: Relocation,
+    erase_issued: bool,
+}
+
+impl GcJob {
+    const NONE: GcJob = GcJob { block: NO_BLOCK, reason: Relocation::Gc, erase_issued: false };
+    fn active(&self) -> bool {
+        self.block != NO_BLOCK
+    }
+}
+
+/// A page write waiting for its plane to have a free block.
+#[derive(Debug, Clone, Copy)]
+struct PendingProgram {
+    lpn: u32,
+    owner: u32,
+    kind: TxnKind,
+}
+
+/// Called every so often during a run; returning `false` stops the run.
+pub trait Progress {
+    fn update(&mut self, requests_done: u64, simulated_ns: Time) -> bool;
+}
+
+/// Options of one run that are not part of the device configuration.
+#[derive(Default)]
+pub struct RunOptions<'p> {
+    /// Run the invariant checker during the run and at its end.
+    pub check: bool,
+    pub progress: Option<&'p mut dyn Progress>,
+    /// Description of the workload for the report.
+    pub workload_description: serde_json::Value,
+}
+
+/// Stream numbers beyond the host's streams.
+struct Streams {
+    gc: u32,
+    mapping: u32,
+    materialize: u32,
+}
+
+pub struct Simulator<'s> {
+    cfg: Config,
+    geo: Geometry,
+    timing: Timing,
+    q: EventQueue<Ev>,
+
+    // Host side.
+    source: Box<dyn RequestSource + 's>,
+    closed_loop: Option<u32>,
+    arrivals: VecDeque<Request>,
+    first_raw_arrival: Option<u64>,
+    last_arrival: Time,
+    source_exhausted: bool,
+    reqs: Vec<HostReq>,
+    free_reqs: Vec<u32>,
+    outstanding: u32,
+    submitted: u64,
+    completed: u64,
+    blocked_writes: VecDeque<u32>,
+    logical_pages: u64,
+    logical_sectors: u64,
+    sectors_per_page: u64,
+    idle_gen: u64,
+    idle_flush_ns: Time,
+
+    // Controller.
+    txns: TxnSlab,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    die_load: Vec<u32>,
+    buffer: WriteBuffer,
+    cmt: Option<Cmt>,
+    /// Mapping entries per translation page.
+    tpage_entries: u32,
+    /// Transactions parked until their translation page has been read, by translation page.
+    pending_map_reads: HashMap<u32, Vec<(u32, bool)>>,
+    /// Translation pages with a write on its way.
+    pending_map_writes: HashSet<u32>,
+    scratch: Vec<u32>,
+
+    // FTL.
+    map: Mapping,
+    blocks: BlockManager,
+    streams: Streams,
+    victim: Box<dyn VictimSelector>,
+    alloc: Box<dyn PlaneAllocator>,
+    wl: Box<dyn WearLeveler>,
+    gc_jobs: Vec<GcJob>,
+    blocked_programs: Vec<VecDeque<PendingProgram>>,
+    gc_threshold_blocks: u32,
+    gc_hard_blocks: u32,
+
+    // Measurements.
+    lat: [LatencyStats; 3],
+    counters: Counters,
+    die_busy: Vec<Busy>,
+    chan_busy: Vec<Busy>,
+    energy: Energy,
+    first_arrival_time: Option<Time>,
+    last_completion: Time,
+
+    check: bool,
+    error: Option<Error>,
+}
+
+/// Derives an independent seed for one concern from the run's seed.
+pub(crate) fn stream_seed(seed: u64, concern: u64) -> u64 {
+    // SplitMix64 finaliser: nearby seeds and concerns give unrelated streams.
+    let mut z = seed ^ concern.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub(crate) const SEED_WORKLOAD: u64 = 1;
+const SEED_GC: u64 = 2;
+const SEED_PRECONDITION: u64 = 3;
+
+impl<'s> Simulator<'s> {
+    pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
+        cfg.validate()?;
+        let geo = Geometry::new(&cfg.geometry);
+        let timing = Timing::new(cfg);
+        let physical_pages = geo.pages as u64;
+        let logical_pages = ((physical_pages as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
+        let gc_threshold_blocks = ((cfg.gc.threshold * geo.blocks_per_plane as f64).round() as u32).max(2);
+        let gc_hard_blocks = ((cfg.gc.hard_threshold * geo.blocks_per_plane as f64).round() as u32).max(1);
+        if gc_threshold_blocks + 2 >= geo.blocks_per_plane {
+            return Err(Error::Config {
+                key: "gc.threshold".into(),
+                message: format!(
+                    "keeps {gc_threshold_blocks} of {} blocks per plane free, leaving none for data",
+                    geo.blocks_per_plane
+                ),
+            });
+        }
+        let usable_pages = physical_pages - (gc_threshold_blocks as u64 + 1) * geo.planes as u64 * geo.pages_per_block as u64;
+        if logical_pages >= usable_pages {
+            return Err(Error::Config {
+                key: "ftl.overprovisioning".into(),
+                message: format!(
+                    "{} leaves {logical_pages} logical pages but only {usable_pages} physical pages lie outside the \
+                     GC free-block reserve (gc.threshold); raise ftl.overprovisioning or lower gc.threshold",
+                    cfg.ftl.overprovisioning
+                ),
+            });
+        }
+        if geo.planes_per_die as usize > crate::controller::die::MAX_PLANES {
+            return Err(Error::Config {
+                key: "geometry.planes_per_die".into(),
+                message: format!("value {} is out of range: expected at most {}", geo.planes_per_die, crate::controller::die::MAX_PLANES),
+            });
+        }
+
+        let host_streams = cfg.ftl.streams;
+        let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
+        let blocks = BlockManager::new(&geo, host_streams + 3);
+
+        let entries_per_tpage = (geo.page_size / cfg.mapping.entry_bytes) as u64;
+        let translation_pages = logical_pages.div_ceil(entries_per_tpage);
+        let cmt = (cfg.mapping.cached_table_bytes > 0)
+            .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
+        let map = Mapping::new(logical_pages + translation_pages, geo.pages);
+
+        let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
+            AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
+            AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
+        };
+        let wl = Box::new(EraseCountLeveler {
+            dynamic: cfg.wl.dynamic,
+            static_enabled: cfg.wl.static_enabled,
+            static_threshold: cfg.wl.static_threshold,
+        });
+        let victim = selector(
+            cfg.gc.policy,
+            cfg.gc.rga_candidates,
+            Xoshiro256PlusPlus::seed_from_u64(stream_seed(cfg.seed, SEED_GC)),
+        );
+        let closed_loop = match source.preferred_queue_depth() {
+            Some(qd) => Some(qd),
+            None if cfg.host.replay == ReplayMode::Closed => Some(cfg.host.queue_depth),
+            None => None,
+        };
+        let buffer_pages = cfg.cache.capacity_bytes / geo.page_size as u64;
+
+        let mut sim = Simulator {
+            timing,
+            q: EventQueue::new(),
+            source,
+            closed_loop,
+            arrivals: VecDeque::new(),
+            first_raw_arrival: None,
+            last_arrival: 0,
+            source_exhausted: false,
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            outstanding: 0,
+            submitted: 0,
+            completed: 0,
+            blocked_writes: VecDeque::new(),
+            logical_pages,
+            logical_sectors: logical_pages * geo.sectors_per_page(),
+            sectors_per_page: geo.sectors_per_page(),
+            idle_gen: 0,
+            idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
+            txns: TxnSlab::default(),
+            dies: (0..geo.dies).map(|_| Die::new()).collect(),
+            channels: (0..geo.channels).map(|_| Channel::new()).collect(),
+            die_load: vec![0; geo.dies as usize],
+            buffer: WriteBuffer::new(buffer_pages),
+            cmt,
+            tpage_entries: entries_per_tpage as u32,
+            pending_map_reads: HashMap::new(),
+            pending_map_writes: HashSet::new(),
+            scratch: Vec::new(),
+            map,
+            blocks,
+            streams,
+            victim,
+            alloc,
+            wl,
+            gc_jobs: vec![GcJob::NONE; geo.planes as usize],
+            blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
+            gc_threshold_blocks,
+            gc_hard_blocks,
+            lat: Default::default(),
+            counters: Counters::default(),
+            die_busy: vec![Busy::default(); geo.dies as usize],
+            chan_busy: vec![Busy::default(); geo.channels as usize],
+            energy: Energy::default(),
+            first_arrival_time: None,
+            last_completion: 0,
+            check: false,
+            error: None,
+            geo,
+            cfg: cfg.clone(),
+        };
+        sim.precondition()?;
+        Ok(sim)
+    }
+
+    /// Logical capacity in pages.
+    pub fn logical_pages(&self) -> u64 {
+        self.logical_pages
+    }
+
+    /// Runs the workload to its end and returns the report.
+    pub fn run(mut self, mut opts: RunOptions) -> Result<Report> {
+        let wall = std::time::Instant::now();
+        self.check = opts.check;
+        if self.check {
+            self.check_invariants()?;
+        }
+        self.prime_arrivals()?;
+        const PROGRESS_EVERY: u64 = 1 << 16;
+        const CHECK_EVERY: u64 = 1 << 12;
+        loop {
+            while let Some((_, ev)) = self.q.pop() {
+                self.handle(ev);
+                if let Some(e) = self.error.take() {
+                    return Err(e);
+                }
+                let n = self.q.processed();
+                if self.check && n % CHECK_EVERY == 0 {
+                    self.check_invariants()?;
+                }
+                if n % PROGRESS_EVERY == 0 {
+                    if let Some(p) = opts.progress.as_mut() {
+                        if !p.update(self.completed, self.q.now()) {
+                            return Err(Error::Interrupted);
+                        }
+                    }
+                }
+            }
+            // The host is done; write back what the buffer still holds, then stop.
+            if self.buffer.dirty_pages() > 0 {
+                self.flush_buffer(u64::MAX);
+                if let Some(e) = self.error.take() {
+                    return Err(e);
+                }
+                continue;
+            }
+            break;
+        }
+        if self.outstanding > 0 {
+            return Err(Error::Stalled(format!(
+                "{} host requests could not complete: no free block could be made in their plane \
+                 (the device is full of valid data; raise ftl.overprovisioning)",
+                self.outstanding
+            )));
+        }
+        if self.check {
+            self.check_invariants()?;
+        }
+        let wall_s = wall.elapsed().as_secs_f64();
+        Ok(self.build_report(wall_s, opts.workload_description.take()))
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Arrival => self.on_arrival(),
+            Ev::ChannelDone(ch) => self.on_channel_done(ch),
+            Ev::ArrayDone(die) => self.on_array_done(die),
+            Ev::PageDone(req) => self.page_done(req),
+            Ev::ReqDone(req) => self.finish_request(req),
+            Ev::IdleFlush(gen) => {
+                if gen == self.idle_gen && self.outstanding == 0 {
+                    self.flush_buffer(u64::MAX);
+                }
+            }
+        }
+    }
+
+    fn now(&self) -> Time {
+        self.q.now()
+    }
+
+    /// Records the first error; the event loop stops after the current event.
+    fn fail(&mut self, e: Error) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+}

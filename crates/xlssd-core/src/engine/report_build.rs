@@ -1,0 +1,148 @@
+//! Turning the run's measurements into the report.
+
+use super::Simulator;
+use crate::report::*;
+use crate::stats::{round3, Activity, Busy, LatencyStats};
+
+fn op_report(s: &LatencyStats, span_ns: u64) -> OpReport {
+    let secs = span_ns as f64 / 1e9;
+    let per_s = |x: f64| if secs > 0.0 { round3(x / secs) } else { 0.0 };
+    OpReport {
+        count: s.count(),
+        bytes: s.bytes(),
+        iops: per_s(s.count() as f64),
+        bandwidth_mbps: per_s(s.bytes() as f64 / 1e6),
+        latency_us: s.summary(),
+    }
+}
+
+fn breakdown(b: &Busy, simulated_ns: u64) -> BusyBreakdown {
+    let busy = b.total();
+    BusyBreakdown {
+        host_read_ns: b.ns[Activity::HostRead as usize],
+        host_write_ns: b.ns[Activity::HostWrite as usize],
+        gc_ns: b.ns[Activity::Gc as usize],
+        erase_ns: b.ns[Activity::Erase as usize],
+        mapping_ns: b.ns[Activity::Mapping as usize],
+        idle_ns: simulated_ns.saturating_sub(busy),
+        utilization: if simulated_ns > 0 { round6(busy as f64 / simulated_ns as f64) } else { 0.0 },
+    }
+}
+
+fn sum_busy(items: &[Busy]) -> Busy {
+    let mut total = Busy::default();
+    for b in items {
+        for (t, x) in total.ns.iter_mut().zip(b.ns) {
+            *t += x;
+        }
+    }
+    total
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Rounds energies to the nanojoule so that summation order cannot show in the report.
+fn round_j(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
+impl Simulator<'_> {
+    pub(super) fn build_report(&self, wall_s: f64, workload: serde_json::Value) -> Report {
+        let simulated_ns = self.q.now();
+        let span_ns = self.last_completion.saturating_sub(self.first_arrival_time.unwrap_or(0));
+        let c = &self.counters;
+        let ec = &self.blocks.erase_count;
+        let n = ec.len() as f64;
+        let mean = ec.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = ec.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
+        let e = &self.energy;
+        let events = self.q.processed();
+        let waf = if c.host_pages_written > 0 { c.flash_programs as f64 / c.host_pages_written as f64 } else { 0.0 };
+        let ch_total = sum_busy(&self.chan_busy);
+        let die_total = sum_busy(&self.die_busy);
+        Report {
+            schema: SCHEMA_VERSION,
+            version: crate::VERSION.to_string(),
+            config: self.cfg.to_json_value(),
+            workload,
+            host: HostReport {
+                read: op_report(&self.lat[0], span_ns),
+                write: op_report(&self.lat[1], span_ns),
+                all: op_report(&self.lat[2], span_ns),
+                span_ns,
+            },
+            ftl: FtlReport {
+                logical_pages: self.logical_pages,
+                physical_pages: self.geo.pages as u64,
+                host_pages_read: c.host_pages_read,
+                host_pages_written: c.host_pages_written,
+                flash_pages_programmed: c.flash_programs,
+                waf: round6(waf),
+                gc: GcReport {
+                    invocations: c.gc_invocations,
+                    pages_moved: c.gc_pages_moved,
+                    blocks_erased: c.gc_blocks_erased,
+                },
+                wl: WlReport { invocations: c.wl_invocations, pages_moved: c.wl_pages_moved },
+                buffer: BufferReport {
+                    capacity_pages: self.cfg.cache.capacity_bytes / self.geo.page_size as u64,
+                    read_hits: c.buffer_read_hits,
+                    write_hits: c.buffer_write_hits,
+                    flushed_pages: c.buffer_flushes,
+                    inflight_read_hits: c.inflight_read_hits,
+                },
+                mapping: MappingReport {
+                    cached: self.cmt.is_some(),
+                    capacity_entries: self
+                        .cmt
+                        .as_ref()
+                        .map_or(0, |_| self.cfg.mapping.cached_table_bytes / self.cfg.mapping.entry_bytes as u64),
+                    hits: c.cmt_hits,
+                    misses: c.cmt_misses,
+                    flash_reads: c.mapping_reads,
+                    flash_writes: c.mapping_writes,
+                },
+                unmapped_reads: c.unmapped_reads,
+                materialized_pages: c.materialized_pages,
+                blocked_writes: c.blocked_writes,
+            },
+            nand: NandReport {
+                reads: c.flash_reads,
+                programs: c.flash_programs,
+                erases: c.flash_erases,
+                multiplane_ops: c.multiplane_ops,
+                erase_count: EraseCountReport {
+                    min: ec.iter().copied().min().unwrap_or(0) as u64,
+                    mean: round6(mean),
+                    max: ec.iter().copied().max().unwrap_or(0) as u64,
+                    stddev: round6(var.sqrt()),
+                },
+                busy: BusyReport {
+                    channels_total: breakdown(&ch_total, simulated_ns * self.chan_busy.len() as u64),
+                    dies_total: breakdown(&die_total, simulated_ns * self.die_busy.len() as u64),
+                    channels: self.chan_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
+                    dies: self.die_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
+                },
+            },
+            energy: EnergyReport {
+                total_j: round_j(e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j),
+                read_j: round_j(e.read_j),
+                program_j: round_j(e.program_j),
+                erase_j: round_j(e.erase_j),
+                transfer_j: round_j(e.transfer_j),
+                dram_j: round_j(e.dram_j),
+            },
+            sim: SimReport {
+                simulated_ns,
+                events,
+                requests: self.completed,
+                skipped_lines: self.source.skipped_lines(),
+                wall_s: round6(wall_s),
+                requests_per_s: if wall_s > 0.0 { (self.completed as f64 / wall_s).round() } else { 0.0 },
+                events_per_s: if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 },
+            },
+        }
+    }
+}

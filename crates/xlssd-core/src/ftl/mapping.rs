@@ -1,0 +1,62 @@
+//! Page-level mapping: logical page to physical page and back.
+//!
+//! Both tables store `address + 1` with 0 meaning "none", so that they can be allocated
+//! zeroed: the operating system then commits memory only for the parts a run touches, and a
+//! large device with a small footprint stays small in memory.
+
+pub struct Mapping {
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    mapped: u64,
+}
+
+impl Mapping {
+    /// `logical` entries (user pages plus translation pages) over `physical` pages.
+    pub fn new(logical: u64, physical: u32) -> Mapping {
+        Mapping { l2p: vec![0; logical as usize], p2l: vec![0; physical as usize], mapped: 0 }
+    }
+
+    pub fn logical_len(&self) -> u64 {
+        self.l2p.len() as u64
+    }
+
+    #[inline]
+    pub fn get(&self, lpn: u32) -> Option<u32> {
+        match self.l2p[lpn as usize] {
+            0 => None,
+            p => Some(p - 1),
+        }
+    }
+
+    /// The logical page whose data a physical page holds (valid or not yet overwritten).
+    #[inline]
+    pub fn owner(&self, ppn: u32) -> Option<u32> {
+        match self.p2l[ppn as usize] {
+            0 => None,
+            l => Some(l - 1),
+        }
+    }
+
+    /// Points `lpn` at `ppn`; returns the physical page it pointed at before.
+    #[inline]
+    pub fn set(&mut self, lpn: u32, ppn: u32) -> Option<u32> {
+        let old = self.get(lpn);
+        if old.is_none() {
+            self.mapped += 1;
+        }
+        self.l2p[lpn as usize] = ppn + 1;
+        self.p2l[ppn as usize] = lpn + 1;
+        old
+    }
+
+    /// Forgets the owner of an erased physical page.
+    #[inline]
+    pub fn clear_physical(&mut self, ppn: u32) {
+        self.p2l[ppn as usize] = 0;
+    }
+
+    /// Logical pages that hold data.
+    pub fn mapped(&self) -> u64 {
+        self.mapped
+    }
+}

@@ -1,0 +1,102 @@
+//! Workloads: where host requests come from. Trace readers (one module per format) and the
+//! synthetic generator all yield [`Request`]s through [`RequestSource`], one at a time, so
+//! memory does not grow with the length of a trace.
+
+pub mod blkparse;
+pub mod detect;
+pub mod msr;
+pub mod mqsim;
+pub mod spec;
+pub mod synthetic;
+pub mod trace;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// Bytes in one logical block address (sector), the unit every trace format is converted to.
+pub const SECTOR_BYTES: u64 = 512;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// One host I/O request, in the units every format is converted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Arrival time in ns as the source gives it (traces: the trace's own clock; replay
+    /// rebases it so that the first request arrives at time 0).
+    pub arrival_ns: u64,
+    /// First sector (512 B).
+    pub lba: u64,
+    /// Length in sectors, at least 1.
+    pub sectors: u32,
+    pub op: Op,
+}
+
+/// A stream of host requests.
+pub trait RequestSource {
+    /// The next request, `Ok(None)` at the end, or an error naming the file and line.
+    fn next_request(&mut self) -> Result<Option<Request>>;
+    /// What to call this source in messages (a file path, or "synthetic").
+    fn name(&self) -> &str;
+    /// Malformed lines skipped so far (only with skipping enabled).
+    fn skipped_lines(&self) -> u64 {
+        0
+    }
+    /// For closed-loop sources: how many requests to keep outstanding. `None` means the
+    /// source's own arrival times are to be honoured (open loop).
+    fn preferred_queue_depth(&self) -> Option<u32> {
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormat {
+    /// `time_ns device lba_sectors size_sectors type` with type 0 = write, 1 = read.
+    Mqsim,
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    Msr,
+    /// The text output of `blkparse`.
+    Blkparse,
+}
+
+impl TraceFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Mqsim => "mqsim",
+            TraceFormat::Msr => "msr",
+            TraceFormat::Blkparse => "blkparse",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TraceFormat> {
+        match s.to_ascii_lowercase().as_str() {
+            "mqsim" | "ascii" => Some(TraceFormat::Mqsim),
+            "msr" | "csv" => Some(TraceFormat::Msr),
+            "blkparse" | "blktrace" => Some(TraceFormat::Blkparse),
+            _ => None,
+        }
+    }
+}
+
+/// What a run replays.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Workload {
+    /// The synthetic generator, configured as in the config's `[workload]` section.
+    Synthetic(crate::config::WorkloadConfig),
+    /// A trace file.
+    Trace {
+        path: String,
+        /// `None` detects the format from the file's first lines.
+        format: Option<TraceFormat>,
+        /// Skip and count malformed lines instead of stopping.
+        #[serde(default)]
+        skip_bad_lines: bool,
+    },
+}

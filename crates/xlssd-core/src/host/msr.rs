@@ -1,0 +1,138 @@
+//! The MSR Cambridge block traces (SNIA IOTTA): CSV lines
+//! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+//!
+//! Timestamp is in Windows filetime ticks (100 ns), Offset and Size in bytes. Requests are
+//! converted to the 512-byte sectors they touch: a request that is not sector-aligned
+//! covers every sector it overlaps, as a device would have to serve it. Hostname, disk
+//! number and response time are not used: requests of all disks are replayed onto one
+//! device.
+
+use super::trace::{parse_u64, LineParser};
+use super::{Op, Request, SECTOR_BYTES};
+
+const EXPECTED: &str = "expected 7 comma-separated fields: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
+
+/// Nanoseconds per Windows tick.
+const NS_PER_TICK: u64 = 100;
+
+/// Parses MSR Cambridge CSV lines; see the module documentation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MsrParser;
+
+impl LineParser for MsrParser {
+    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
+        parse(line)
+    }
+}
+
+/// True for the optional header line (`Timestamp,Hostname,...`).
+pub fn is_header(line: &str) -> bool {
+    line.get(..9).is_some_and(|p| p.eq_ignore_ascii_case("timestamp"))
+}
+
+/// Parses one line: `Ok(None)` for the header. Fields after the seventh are ignored.
+pub fn parse(line: &str) -> Result<Option<Request>, String> {
+    if is_header(line) {
+        return Ok(None);
+    }
+    let mut fields = line.split(',').map(str::trim);
+    let mut f = [""; 7];
+    for (i, slot) in f.iter_mut().enumerate() {
+        *slot = fields.next().ok_or_else(|| format!("only {i} fields; {EXPECTED}"))?;
+    }
+    let [timestamp, _host, _disk, kind, offset, size, _response] = f;
+
+    let ticks = parse_u64(timestamp, "Timestamp")?;
+    let arrival_ns = ticks
+        .checked_mul(NS_PER_TICK)
+        .ok_or_else(|| format!("Timestamp {ticks} (100 ns ticks) is too large to express in ns"))?;
+    let op = if kind.eq_ignore_ascii_case("read") {
+        Op::Read
+    } else if kind.eq_ignore_ascii_case("write") {
+        Op::Write
+    } else {
+        return Err(format!("Type `{kind}` is neither Read nor Write"));
+    };
+    let offset = parse_u64(offset, "Offset")?;
+    let size = parse_u64(size, "Size")?;
+    if size == 0 {
+        return Err("Size is 0 bytes; a request covers at least one byte".to_string());
+    }
+    // lba + sectors cannot overflow: lba is at most u64::MAX / 512.
+    let lba = offset / SECTOR_BYTES;
+    // ceil((offset % 512 + size) / 512) without overflow for sizes near u64::MAX.
+    let bytes = (offset % SECTOR_BYTES) as u128 + size as u128;
+    let sectors = bytes.div_ceil(SECTOR_BYTES as u128);
+    let sectors =
+        u32::try_from(sectors).map_err(|_| format!("Size {size} bytes is too large (at most {} sectors)", u32::MAX))?;
+    Ok(Some(Request { arrival_ns, lba, sectors, op }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::trace::test_util::{assert_bad, read_all};
+    use crate::host::TraceFormat::Msr;
+
+    const HEADER: &str = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n";
+
+    #[test]
+    fn converts_fields() {
+        let text = format!(
+            "{HEADER}128166372003061629,wdev,0,Read,1054081024,4096,1331\n\
+             128166372016382155, hm , 1 , write , 1000 , 100 , 5\n\
+             5,h,0,WRITE,511,2,7,extra\n\
+             7,h,0,Read,0,1,7\n"
+        );
+        let (reqs, skipped) = read_all(Msr, &text, false).unwrap();
+        assert_eq!(skipped, 0);
+        assert_eq!(
+            reqs,
+            vec![
+                Request { arrival_ns: 12816637200306162900, lba: 1054081024 / 512, sectors: 8, op: Op::Read },
+                // 1000 = sector 1 + 488 bytes; 488 + 100 = 588 bytes -> 2 sectors.
+                Request { arrival_ns: 12816637201638215500, lba: 1, sectors: 2, op: Op::Write },
+                // The last byte of sector 0 and the first of sector 1.
+                Request { arrival_ns: 500, lba: 0, sectors: 2, op: Op::Write },
+                Request { arrival_ns: 700, lba: 0, sectors: 1, op: Op::Read },
+            ]
+        );
+    }
+
+    #[test]
+    fn header_is_optional() {
+        let (reqs, _) = read_all(Msr, "1,h,0,Read,512,512,1\n", false).unwrap();
+        assert_eq!(reqs, vec![Request { arrival_ns: 100, lba: 1, sectors: 1, op: Op::Read }]);
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_text() {
+        let ok = format!("{HEADER}1,h,0,Read,0,512,1\n");
+        assert_bad(Msr, &format!("{ok}1,h,0,Read,0,512\n"), 3, "1,h,0,Read,0,512", "only 6 fields");
+        assert_bad(Msr, &format!("{ok}1 h 0 Read 0 512 1\n"), 3, "1 h 0 Read", "only 1 fields; expected 7");
+        assert_bad(Msr, &format!("{ok}t,h,0,Read,0,512,1\n"), 3, "t,h", "Timestamp `t`");
+        assert_bad(Msr, &format!("{ok}184467440737095517,h,0,Read,0,512,1\n"), 3, "1844", "too large to express");
+        assert_bad(Msr, &format!("{ok}1,h,0,Trim,0,512,1\n"), 3, "Trim", "Type `Trim` is neither Read nor Write");
+        assert_bad(Msr, &format!("{ok}1,h,0,Read,-1,512,1\n"), 3, "-1", "Offset `-1`");
+        assert_bad(Msr, &format!("{ok}1,h,0,Read,0,4k,1\n"), 3, "4k", "Size `4k`");
+        assert_bad(Msr, &format!("{ok}1,h,0,Read,0,0,1\n"), 3, "1,h,0,Read,0,0,1", "Size is 0");
+        assert_bad(Msr, &format!("{ok}1,h,0,Read,0,2199023255553,1\n"), 3, "2199023255553", "too large");
+    }
+
+    #[test]
+    fn skip_bad_lines_counts_them() {
+        let text = format!("{HEADER}1,h,0,Read,0,512,1\n1,h,0,Read,0,0,1\nbad\n2,h,0,Write,0,512,1\n");
+        let (reqs, skipped) = read_all(Msr, &text, true).unwrap();
+        assert_eq!(reqs.len(), 2);
+        assert_eq!(skipped, 2);
+    }
+
+    #[test]
+    fn never_panics_on_arbitrary_text() {
+        use proptest::prelude::*;
+        proptest!(|(line in "\\PC{0,60}", csv in "[0-9a-zA-Z,\\- ]{0,60}")| {
+            let _ = parse(&line);
+            let _ = parse(&csv);
+        });
+    }
+}

@@ -1,0 +1,218 @@
+//! Synthetic workloads written on one line in fio's vocabulary, e.g.
+//! `rw=randwrite,bs=4k,n=1000,iodepth=32`, so that a run can be varied from the command line
+//! without a config file. A spec overrides the keys it names and keeps the others from a
+//! base config.
+
+use crate::config::{RwMode, WorkloadConfig};
+use crate::error::{Error, Result};
+
+/// Every key a spec may set, in the order messages list them.
+pub const KEYS: &[&str] =
+    &["rw", "bs", "n", "iodepth", "rwmixread", "span", "zipf", "hot_fraction", "hot_space", "interarrival_us", "seed"];
+
+impl WorkloadConfig {
+    /// `spec` (comma-separated `key=value` items, see [`KEYS`]) applied over `base`, then
+    /// validated. Errors name the key as `workload.<key>` and say what was expected.
+    pub fn from_spec(spec: &str, base: &WorkloadConfig) -> Result<WorkloadConfig> {
+        let mut cfg = base.clone();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(Error::Config {
+                    key: format!("workload.{item}"),
+                    message: format!("`{item}` is not of the form key=value (known keys: {})", KEYS.join(", ")),
+                });
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let bad = |expected: &str| Error::Config {
+                key: format!("workload.{key}"),
+                message: format!("`{value}` is not {expected}"),
+            };
+            match key {
+                "rw" => {
+                    cfg.rw =
+                        parse_rw(value).ok_or_else(|| bad("one of read, write, randread, randwrite, randrw, rw"))?
+                }
+                "bs" => {
+                    cfg.bs = parse_size(value)
+                        .ok_or_else(|| bad("a size in bytes (suffixes k, m, g are binary: 4k = 4096)"))?
+                }
+                "n" => {
+                    cfg.n =
+                        parse_uint(value).ok_or_else(|| bad("a positive integer (underscores allowed: 1_000_000)"))?
+                }
+                "iodepth" => {
+                    cfg.iodepth = parse_uint(value)
+                        .and_then(|v| u32::try_from(v).ok())
+                        .ok_or_else(|| bad("an integer from 0 (open loop) to 4294967295"))?
+                }
+                "seed" => cfg.seed = parse_uint(value).ok_or_else(|| bad("a non-negative integer"))?,
+                "rwmixread" => cfg.rwmixread = parse_float(value).ok_or_else(|| bad("a percentage in [0, 100]"))?,
+                "span" => cfg.span = parse_float(value).ok_or_else(|| bad("a fraction in (0, 1]"))?,
+                "zipf" => cfg.zipf = parse_float(value).ok_or_else(|| bad("a number >= 0 (0 = uniform)"))?,
+                "hot_fraction" => cfg.hot_fraction = parse_float(value).ok_or_else(|| bad("a fraction in [0, 1]"))?,
+                "hot_space" => cfg.hot_space = parse_float(value).ok_or_else(|| bad("a fraction in (0, 1]"))?,
+                "interarrival_us" => {
+                    cfg.interarrival_us = parse_float(value).ok_or_else(|| bad("a number of microseconds >= 0"))?
+                }
+                _ => {
+                    return Err(Error::Config {
+                        key: format!("workload.{key}"),
+                        message: format!("unknown key (known keys: {})", KEYS.join(", ")),
+                    })
+                }
+            }
+        }
+        cfg.validate("workload")?;
+        Ok(cfg)
+    }
+}
+
+fn parse_rw(value: &str) -> Option<RwMode> {
+    Some(match value.to_ascii_lowercase().as_str() {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::Randread,
+        "randwrite" => RwMode::Randwrite,
+        "randrw" => RwMode::Randrw,
+        "rw" | "readwrite" => RwMode::Rw,
+        _ => return None,
+    })
+}
+
+/// A non-negative integer; underscores between digits are allowed for readability.
+fn parse_uint(value: &str) -> Option<u64> {
+    if !value.starts_with(|c: char| c.is_ascii_digit())
+        || value.ends_with('_')
+        || !value.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+    {
+        return None;
+    }
+    value.bytes().filter(|&b| b != b'_').try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add((b - b'0') as u64))
+}
+
+/// Bytes with an optional binary suffix: `512`, `4k`, `4K`, `1m`, `2G`, also `4KiB`/`4kb`.
+fn parse_size(value: &str) -> Option<u64> {
+    let lower = value.to_ascii_lowercase();
+    let unit_start = lower.find(|c: char| !(c.is_ascii_digit() || c == '_')).unwrap_or(lower.len());
+    let (number, unit) = lower.split_at(unit_start);
+    let shift = match unit {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return None,
+    };
+    parse_uint(number)?.checked_mul(1u64 << shift)
+}
+
+/// A finite decimal number (`nan` and `inf` are rejected here rather than by validation,
+/// whose message would be less clear about them).
+fn parse_float(value: &str) -> Option<f64> {
+    value.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> Result<WorkloadConfig> {
+        WorkloadConfig::from_spec(s, &WorkloadConfig::default())
+    }
+
+    fn err_key(s: &str) -> (String, String) {
+        match spec(s) {
+            Err(Error::Config { key, message }) => (key, message),
+            other => panic!("expected a config error for {s:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_every_key_over_the_base() {
+        let cfg = spec(
+            "rw=randwrite, bs=4k,n=1_000_000,iodepth=32,rwmixread=70,span=0.5,zipf=1.1,hot_fraction=0,hot_space=0.2,interarrival_us=10,seed=7,",
+        )
+        .unwrap();
+        assert_eq!(cfg.rw, RwMode::Randwrite);
+        assert_eq!(cfg.bs, 4096);
+        assert_eq!(cfg.n, 1_000_000);
+        assert_eq!(cfg.iodepth, 32);
+        assert_eq!((cfg.rwmixread, cfg.span, cfg.zipf), (70.0, 0.5, 1.1));
+        assert_eq!((cfg.hot_fraction, cfg.hot_space, cfg.interarrival_us, cfg.seed), (0.0, 0.2, 10.0, 7));
+
+        let base = WorkloadConfig { n: 5, seed: 3, ..WorkloadConfig::default() };
+        let cfg = WorkloadConfig::from_spec("rw=read", &base).unwrap();
+        assert_eq!((cfg.rw, cfg.n, cfg.seed), (RwMode::Read, 5, 3));
+        assert_eq!(WorkloadConfig::from_spec("", &base).unwrap(), base);
+    }
+
+    #[test]
+    fn sizes_take_binary_suffixes() {
+        for (s, v) in [
+            ("512", 512),
+            ("4k", 4096),
+            ("4K", 4096),
+            ("4KiB", 4096),
+            ("8kb", 8192),
+            ("1m", 1 << 20),
+            ("2M", 2 << 20),
+            ("1g", 1 << 30),
+            ("1G", 1 << 30),
+            ("1_024", 1024),
+        ] {
+            assert_eq!(parse_size(s), Some(v), "{s}");
+        }
+        for s in ["", "k", "4x", "4kk", "-4k", "4.5k", "_4k", "99999999999g"] {
+            assert_eq!(parse_size(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn integers_allow_underscores_only_between_digits() {
+        assert_eq!(parse_uint("1_000_000"), Some(1_000_000));
+        assert_eq!(parse_uint("0"), Some(0));
+        for s in ["", "_1", "1_", "1e6", "+1", "-1", "1.0", "18446744073709551616"] {
+            assert_eq!(parse_uint(s), None, "{s}");
+        }
+        let (key, message) = err_key("n=1e6");
+        assert_eq!(key, "workload.n");
+        assert!(message.contains("`1e6`") && message.contains("integer"), "{message}");
+    }
+
+    #[test]
+    fn unknown_key_lists_known_keys() {
+        let (key, message) = err_key("rw=read,blocksize=4k");
+        assert_eq!(key, "workload.blocksize");
+        assert!(message.contains("unknown key") && message.contains("bs, n, iodepth"), "{message}");
+        let (key, message) = err_key("randread");
+        assert_eq!(key, "workload.randread");
+        assert!(message.contains("key=value"), "{message}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_what_was_expected() {
+        for (s, key, expected) in [
+            ("rw=random", "workload.rw", "randwrite"),
+            ("bs=4x", "workload.bs", "suffixes k, m, g"),
+            ("iodepth=-1", "workload.iodepth", "from 0"),
+            ("iodepth=4294967296", "workload.iodepth", "from 0"),
+            ("span=half", "workload.span", "fraction"),
+            ("zipf=nan", "workload.zipf", ">= 0"),
+            ("rwmixread=inf", "workload.rwmixread", "percentage"),
+            ("seed=x", "workload.seed", "integer"),
+        ] {
+            let (k, message) = err_key(s);
+            assert_eq!(k, key, "{s}");
+            assert!(message.contains(expected), "{s}: {message}");
+        }
+    }
+
+    #[test]
+    fn result_is_validated() {
+        assert_eq!(err_key("bs=1000").0, "workload.bs");
+        assert_eq!(err_key("span=1.5").0, "workload.span");
+        assert_eq!(err_key("n=0").0, "workload.n");
+        assert_eq!(err_key("iodepth=0").0, "workload.iodepth");
+        assert_eq!(err_key("zipf=1.1,hot_fraction=0.8").0, "workload.zipf");
+        assert!(spec("iodepth=0,interarrival_us=5").is_ok());
+    }
+}

@@ -1,0 +1,58 @@
+//! xlssd: a white-box, cross-layer NAND-flash SSD simulator.
+//!
+//! Layers (each a module): `sim` (event engine), `nand` (flash array), `controller`
+//! (queues, channels, write buffer, cached mapping table), `ftl` (mapping, allocation, GC,
+//! wear levelling, preconditioning), `host` (workloads), `stats` and `report`. The
+//! `engine` module wires them into a [`Simulator`].
+
+pub mod config;
+pub mod controller;
+pub mod engine;
+pub mod error;
+pub mod ftl;
+pub mod host;
+pub mod nand;
+pub mod report;
+pub mod sim;
+pub mod stats;
+
+pub use config::Config;
+pub use engine::{Progress, RunOptions, Simulator};
+pub use error::{Error, Result};
+pub use host::{Request, RequestSource, Workload};
+pub use report::Report;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+use host::synthetic::SyntheticSource;
+use host::trace::open_trace;
+
+/// Opens the request source a workload describes, for a device of `logical_sectors`.
+pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) -> Result<Box<dyn RequestSource>> {
+    match workload {
+        Workload::Synthetic(w) => {
+            w.validate("workload")?;
+            let seed = engine::stream_seed(cfg.seed, engine::SEED_WORKLOAD);
+            Ok(Box::new(SyntheticSource::new(w, logical_sectors, seed)?))
+        }
+        Workload::Trace { path, format, skip_bad_lines } => open_trace(path, *format, *skip_bad_lines),
+    }
+}
+
+/// Logical capacity in sectors of the device a config describes.
+pub fn logical_sectors(cfg: &Config) -> u64 {
+    let geo = nand::Geometry::new(&cfg.geometry);
+    let logical_pages = ((geo.pages as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
+    logical_pages * geo.sectors_per_page()
+}
+
+/// Runs one simulation: the device of `cfg` replaying `workload`.
+pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Result<Report> {
+    cfg.validate()?;
+    let source = open_workload(cfg, workload, logical_sectors(cfg))?;
+    if opts.workload_description.is_null() {
+        opts.workload_description = serde_json::to_value(workload).expect("workload serialises");
+    }
+    let sim = Simulator::new(cfg, source)?;
+    sim.run(opts)
+}

@@ -1,0 +1,185 @@
+use crate::config::{CellType, GeometryConfig};
+
+/// Derived sizes and address arithmetic of the flash array.
+///
+/// Planes are numbered channel-major: plane = ((channel * chips + chip) * dies + die) *
+/// planes + plane_in_die; a die's planes are consecutive. A block number is
+/// plane * blocks_per_plane + block_in_plane and a physical page number (PPN) is
+/// block * pages_per_block + page_in_block, so every address fits a `u32`.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: u32,
+    pub layers: u32,
+    pub pages_per_layer: u32,
+    pub cell: CellType,
+    pub dies: u32,
+    pub planes: u32,
+    pub blocks: u32,
+    pub pages: u32,
+    pub dies_per_channel: u32,
+}
+
+/// A physical page address taken apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageAddr {
+    pub channel: u32,
+    pub die: u32,
+    pub plane: u32,
+    pub block: u32,
+    pub page: u32,
+}
+
+impl Geometry {
+    pub fn new(c: &GeometryConfig) -> Geometry {
+        let dies_per_channel = c.chips_per_channel * c.dies_per_chip;
+        let dies = c.channels * dies_per_channel;
+        let planes = dies * c.planes_per_die;
+        let blocks = planes * c.blocks_per_plane;
+        Geometry {
+            channels: c.channels,
+            chips_per_channel: c.chips_per_channel,
+            dies_per_chip: c.dies_per_chip,
+            planes_per_die: c.planes_per_die,
+            blocks_per_plane: c.blocks_per_plane,
+            pages_per_block: c.pages_per_block,
+            page_size: c.page_size,
+            layers: c.layers,
+            pages_per_layer: c.pages_per_block / c.layers,
+            cell: c.cell,
+            dies,
+            planes,
+            blocks,
+            pages: blocks * c.pages_per_block,
+            dies_per_channel,
+        }
+    }
+
+    pub fn physical_bytes(&self) -> u64 {
+        self.pages as u64 * self.page_size as u64
+    }
+
+    pub fn sectors_per_page(&self) -> u64 {
+        self.page_size as u64 / crate::host::SECTOR_BYTES
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: u32) -> u32 {
+        ppn / self.pages_per_block
+    }
+
+    #[inline]
+    pub fn page_in_block(&self, ppn: u32) -> u32 {
+        ppn % self.pages_per_block
+    }
+
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_channel
+    }
+
+    #[inline]
+    pub fn first_block_of_plane(&self, plane: u32) -> u32 {
+        plane * self.blocks_per_plane
+    }
+
+    #[inline]
+    pub fn ppn(&self, block: u32, page: u32) -> u32 {
+        block * self.pages_per_block + page
+    }
+
+    /// Page type (0 = LSB, 1 = CSB or MSB, ...) of a page in its block. Pages of a word line
+    /// are taken to be programmed in turn, so the type cycles with the page index.
+    #[inline]
+    pub fn page_type(&self, page_in_block: u32) -> usize {
+        (page_in_block as usize) % self.cell.bits_per_cell()
+    }
+
+    /// Word-line layer of a page in a 3D block: the block spans all layers, each holding
+    /// `pages_per_layer` consecutive pages.
+    #[inline]
+    pub fn layer_of(&self, page_in_block: u32) -> u32 {
+        page_in_block / self.pages_per_layer
+    }
+
+    /// The plane that static (CWDP) allocation assigns to a logical page: consecutive logical
+    /// pages go to consecutive channels first, then chips (ways), dies and planes.
+    #[inline]
+    pub fn cwdp_plane(&self, lpn: u64) -> u32 {
+        let c = self.channels as u64;
+        let w = self.chips_per_channel as u64;
+        let d = self.dies_per_chip as u64;
+        let p = self.planes_per_die as u64;
+        let ch = lpn % c;
+        let way = (lpn / c) % w;
+        let die = (lpn / (c * w)) % d;
+        let plane = (lpn / (c * w * d)) % p;
+        (((ch * w + way) * d + die) * p + plane) as u32
+    }
+
+    pub fn decode(&self, ppn: u32) -> PageAddr {
+        let block = self.block_of(ppn);
+        let plane = self.plane_of_block(block);
+        let die = self.die_of_plane(plane);
+        PageAddr { channel: self.channel_of_die(die), die, plane, block, page: self.page_in_block(ppn) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo() -> Geometry {
+        Geometry::new(&GeometryConfig {
+            channels: 2,
+            chips_per_channel: 3,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 10,
+            pages_per_block: 8,
+            page_size: 4096,
+            layers: 2,
+            cell: CellType::Tlc,
+        })
+    }
+
+    #[test]
+    fn counts_and_decoding_agree() {
+        let g = geo();
+        assert_eq!(g.dies, 12);
+        assert_eq!(g.planes, 24);
+        assert_eq!(g.pages, 24 * 10 * 8);
+        let ppn = g.ppn(g.first_block_of_plane(13) + 4, 5);
+        let a = g.decode(ppn);
+        assert_eq!((a.plane, a.die, a.channel, a.page), (13, 6, 1, 5));
+        assert_eq!(g.layer_of(5), 1);
+        assert_eq!(g.page_type(5), 2);
+    }
+
+    #[test]
+    fn cwdp_stripes_channels_first_and_covers_every_plane() {
+        let g = geo();
+        let first: Vec<u32> = (0..2).map(|l| g.channel_of_die(g.die_of_plane(g.cwdp_plane(l)))).collect();
+        assert_eq!(first, vec![0, 1]);
+        let mut seen = vec![false; g.planes as usize];
+        for lpn in 0..g.planes as u64 {
+            seen[g.cwdp_plane(lpn) as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+}

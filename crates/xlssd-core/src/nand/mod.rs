@@ -1,0 +1,8 @@
+//! The flash array: geometry and addressing, cell and page types, operation latencies and
+//! channel transfer times.
+
+mod geometry;
+mod timing;
+
+pub use geometry::{Geometry, PageAddr};
+pub use timing::Timing;

@@ -1,0 +1,172 @@
+//! The run report: one typed structure, serialised as JSON with a stable key order. The
+//! schema is documented in `docs/report.md`; add keys, never rename or remove them.
+
+use serde::Serialize;
+
+pub use crate::stats::LatencySummary;
+
+/// Version of the report schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema: u32,
+    pub version: String,
+    /// The fully resolved configuration of the run.
+    pub config: serde_json::Value,
+    pub workload: serde_json::Value,
+    pub host: HostReport,
+    pub ftl: FtlReport,
+    pub nand: NandReport,
+    pub energy: EnergyReport,
+    pub sim: SimReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostReport {
+    pub read: OpReport,
+    pub write: OpReport,
+    pub all: OpReport,
+    /// From the first arrival to the last completion, in ns.
+    pub span_ns: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OpReport {
+    pub count: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    /// Megabytes (10^6 bytes) per second over the host span.
+    pub bandwidth_mbps: f64,
+    pub latency_us: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FtlReport {
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub host_pages_read: u64,
+    pub host_pages_written: u64,
+    pub flash_pages_programmed: u64,
+    /// Flash pages programmed per host page written.
+    pub waf: f64,
+    pub gc: GcReport,
+    pub wl: WlReport,
+    pub buffer: BufferReport,
+    pub mapping: MappingReport,
+    pub unmapped_reads: u64,
+    pub materialized_pages: u64,
+    pub blocked_writes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GcReport {
+    pub invocations: u64,
+    pub pages_moved: u64,
+    pub blocks_erased: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WlReport {
+    pub invocations: u64,
+    pub pages_moved: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BufferReport {
+    pub capacity_pages: u64,
+    pub read_hits: u64,
+    pub write_hits: u64,
+    pub flushed_pages: u64,
+    /// Reads of pages whose program was still in flight, served from controller memory.
+    pub inflight_read_hits: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MappingReport {
+    pub cached: bool,
+    pub capacity_entries: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub flash_reads: u64,
+    pub flash_writes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NandReport {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+    pub multiplane_ops: u64,
+    pub erase_count: EraseCountReport,
+    pub busy: BusyReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EraseCountReport {
+    pub min: u64,
+    pub mean: f64,
+    pub max: u64,
+    pub stddev: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BusyReport {
+    /// Sums over all channels.
+    pub channels_total: BusyBreakdown,
+    /// Sums over all dies.
+    pub dies_total: BusyBreakdown,
+    pub channels: Vec<BusyBreakdown>,
+    pub dies: Vec<BusyBreakdown>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct BusyBreakdown {
+    pub host_read_ns: u64,
+    pub host_write_ns: u64,
+    pub gc_ns: u64,
+    pub erase_ns: u64,
+    pub mapping_ns: u64,
+    pub idle_ns: u64,
+    /// Busy fraction of the simulated time.
+    pub utilization: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EnergyReport {
+    pub total_j: f64,
+    pub read_j: f64,
+    pub program_j: f64,
+    pub erase_j: f64,
+    pub transfer_j: f64,
+    pub dram_j: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimReport {
+    pub simulated_ns: u64,
+    pub events: u64,
+    pub requests: u64,
+    pub skipped_lines: u64,
+    /// Wall-clock fields: the only ones that differ between identical runs.
+    pub wall_s: f64,
+    pub requests_per_s: f64,
+    pub events_per_s: f64,
+}
+
+/// Keys of the report that depend on the wall clock, so callers wanting byte-identical
+/// output can blank them.
+pub const WALL_CLOCK_KEYS: [&str; 3] = ["wall_s", "requests_per_s", "events_per_s"];
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serialises")
+    }
+
+    /// Sets the wall-clock fields to zero (for byte-identical comparisons).
+    pub fn clear_wall_clock(&mut self) {
+        self.sim.wall_s = 0.0;
+        self.sim.requests_per_s = 0.0;
+        self.sim.events_per_s = 0.0;
+    }
+}

@@ -1,0 +1,96 @@
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Latency distribution of one kind of request: an HDR histogram (3 significant digits)
+/// for percentiles, plus an exact sum for the mean and an exact maximum.
+pub struct LatencyStats {
+    hist: Histogram<u64>,
+    sum_ns: u128,
+    max_ns: u64,
+    bytes: u64,
+}
+
+/// Latency summary in microseconds, as the report carries it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    pub max: f64,
+}
+
+impl Default for LatencyStats {
+    fn default() -> Self {
+        LatencyStats {
+            hist: Histogram::new(3).expect("3 significant digits is valid"),
+            sum_ns: 0,
+            max_ns: 0,
+            bytes: 0,
+        }
+    }
+}
+
+impl LatencyStats {
+    pub fn record(&mut self, latency_ns: u64, bytes: u64) {
+        // An auto-resizing histogram only fails on counts beyond u64, which cannot happen here.
+        let _ = self.hist.record(latency_ns.max(1));
+        self.sum_ns += latency_ns as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
+        self.bytes += bytes;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        let n = self.count();
+        if n == 0 {
+            return LatencySummary { mean: 0.0, p50: 0.0, p90: 0.0, p99: 0.0, p99_9: 0.0, p99_99: 0.0, max: 0.0 };
+        }
+        // The histogram answers with the top of a bucket; never beyond what was observed.
+        let q = |p: f64| round3(self.hist.value_at_quantile(p).min(self.max_ns) as f64 / 1000.0);
+        LatencySummary {
+            mean: round3(self.sum_ns as f64 / n as f64 / 1000.0),
+            p50: q(0.5),
+            p90: q(0.9),
+            p99: q(0.99),
+            p99_9: q(0.999),
+            p99_99: q(0.9999),
+            max: round3(self.max_ns as f64 / 1000.0),
+        }
+    }
+}
+
+/// Rounds to the nanosecond when the value is in microseconds, so reports don't carry
+/// floating-point noise.
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_mean_of_a_known_distribution() {
+        let mut s = LatencyStats::default();
+        for us in 1..=1000u64 {
+            s.record(us * 1000, 4096);
+        }
+        let sum = s.summary();
+        assert_eq!(s.count(), 1000);
+        assert_eq!(sum.mean, 500.5);
+        assert!((sum.p50 - 500.0).abs() <= 0.5, "{sum:?}");
+        assert!((sum.p99 - 990.0).abs() <= 1.0, "{sum:?}");
+        assert_eq!(sum.max, 1000.0);
+        assert_eq!(s.bytes(), 4096 * 1000);
+    }
+}

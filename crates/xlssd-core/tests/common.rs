@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use xlssd_core::host::{Op, Request, RequestSource};
+use xlssd_core::{Config, Report, RunOptions, Simulator};
+
+/// Requests from a vector, optionally closed-loop.
+pub struct VecSource {
+    reqs: std::vec::IntoIter<Request>,
+    qd: Option<u32>,
+}
+
+impl VecSource {
+    pub fn open(reqs: Vec<Request>) -> Self {
+        VecSource { reqs: reqs.into_iter(), qd: None }
+    }
+    pub fn closed(reqs: Vec<Request>, qd: u32) -> Self {
+        VecSource { reqs: reqs.into_iter(), qd: Some(qd) }
+    }
+}
+
+impl RequestSource for VecSource {
+    fn next_request(&mut self) -> xlssd_core::Result<Option<Request>> {
+        Ok(self.reqs.next())
+    }
+    fn name(&self) -> &str {
+        "test"
+    }
+    fn preferred_queue_depth(&self) -> Option<u32> {
+        self.qd
+    }
+}
+
+pub fn req(t_ns: u64, lpn: u64, pages: u32, op: Op, sectors_per_page: u64) -> Request {
+    Request { arrival_ns: t_ns, lba: lpn * sectors_per_page, sectors: pages * sectors_per_page as u32, op }
+}
+
+/// A small device with round numbers: 2 channels x 2 chips x 1 die x 2 planes, 64 blocks
+/// of 64 pages of 4 KiB; SLC so that every page has one latency.
+pub fn small() -> Config {
+    let mut c = Config::default();
+    c.geometry.cell = xlssd_core::config::CellType::Slc;
+    c.timing.read_us = xlssd_core::config::PerPageType::Same(50.0);
+    c.timing.program_us = xlssd_core::config::PerPageType::Same(500.0);
+    c.timing.erase_us = 3000.0;
+    c.channel.rate_mts = 400.0;
+    c.channel.width_bits = 8;
+    c.cache.capacity_bytes = 0;
+    c.wl.static_enabled = false;
+    c
+}
+
+pub fn run(cfg: &Config, source: VecSource, check: bool) -> Report {
+    let sim = Simulator::new(cfg, Box::new(source)).expect("config is valid");
+    sim.run(RunOptions { check, ..Default::default() }).expect("run succeeds")
+}

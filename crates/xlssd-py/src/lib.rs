@@ -1,0 +1,130 @@
+//! Python bindings of the xlssd core: a few functions taking and returning JSON text, so
+//! that the Python package owns the user's experience and the core owns the speed.
+//!
+//! Every entry point catches panics, so a bug in the core reaches Python as an `XlssdError`
+//! saying so, never as an abort.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+use xlssd_core::config::WorkloadConfig;
+use xlssd_core::{Config, Error, Progress, RunOptions, Workload};
+
+create_exception!(_core, XlssdError, PyException, "Base class of xlssd's errors.");
+create_exception!(_core, ConfigError, XlssdError, "A config key is unknown, mistyped or out of range.");
+create_exception!(_core, TraceError, XlssdError, "A trace file is malformed or cannot be read.");
+create_exception!(_core, WorkloadError, XlssdError, "A request addresses space the device does not have.");
+create_exception!(_core, SimulationError, XlssdError, "The simulation stopped: stalled, interrupted, or an internal error.");
+
+fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::Config { .. } => ConfigError::new_err(msg),
+        Error::Trace { .. } | Error::Io { .. } => TraceError::new_err(msg),
+        Error::Address { .. } => WorkloadError::new_err(msg),
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
+        Error::Invariant { .. } | Error::Stalled(_) => SimulationError::new_err(msg),
+    }
+}
+
+/// Runs `f`, turning errors and panics into Python exceptions.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(e)),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(SimulationError::new_err(format!("internal error in the simulator core: {what}")))
+        }
+    }
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::Config { key: what.into(), message: e.to_string() })
+}
+
+/// Validates a config (JSON text over the defaults) and returns it fully resolved.
+#[pyfunction]
+fn resolve_config(config_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let cfg = Config::from_json_str(config_json)?;
+        Ok(serde_json::to_string(&cfg.to_json_value()).expect("serialises"))
+    })
+}
+
+/// Parses a fio-like workload spec over a base workload section (JSON), returning JSON.
+#[pyfunction]
+fn parse_workload_spec(spec: &str, base_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let base: WorkloadConfig = parse_json(base_json, "workload")?;
+        let w = WorkloadConfig::from_spec(spec, &base)?;
+        Ok(serde_json::to_string(&w).expect("serialises"))
+    })
+}
+
+/// Logical capacity in 512-byte sectors of the device a config describes.
+#[pyfunction]
+fn logical_sectors(config_json: &str) -> PyResult<u64> {
+    guarded(|| Ok(xlssd_core::logical_sectors(&Config::from_json_str(config_json)?)))
+}
+
+struct PyProgress {
+    callback: Py<PyAny>,
+}
+
+impl Progress for PyProgress {
+    fn update(&mut self, requests_done: u64, simulated_ns: u64) -> bool {
+        Python::attach(|py| {
+            if py.check_signals().is_err() {
+                return false;
+            }
+            match self.callback.call1(py, (requests_done, simulated_ns)) {
+                Ok(v) => !v.bind(py).is(&pyo3::types::PyBool::new(py, false)),
+                Err(_) => false,
+            }
+        })
+    }
+}
+
+/// Runs a simulation. `workload_json` is a tagged workload (`{"kind": "synthetic", ...}`
+/// or `{"kind": "trace", "path": ...}`). Returns the report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (config_json, workload_json, check=false, progress=None))]
+fn run(py: Python<'_>, config_json: &str, workload_json: &str, check: bool, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    let cfg = guarded(|| Config::from_json_str(config_json))?;
+    let workload: Workload = guarded(|| parse_json(workload_json, "workload"))?;
+    let mut progress = progress.map(|callback| PyProgress { callback });
+    py.detach(|| {
+        guarded(|| {
+            let opts = RunOptions {
+                check,
+                progress: progress.as_mut().map(|p| p as &mut dyn Progress),
+                workload_description: serde_json::Value::Null,
+            };
+            let report = xlssd_core::simulate(&cfg, &workload, opts)?;
+            Ok(report.to_json())
+        })
+    })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", xlssd_core::VERSION)?;
+    m.add("XlssdError", m.py().get_type::<XlssdError>())?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
+    m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_workload_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(logical_sectors, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,5 @@
+import sys
+
+from xlssd.cli import main
+
+sys.exit(main())

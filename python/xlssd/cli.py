@@ -1,0 +1,158 @@
+"""The `xlssd` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from xlssd import __version__, _core
+from xlssd.config import load_config, preset_description, preset_names
+from xlssd.report import Report
+from xlssd.summary import summary
+from xlssd.workload import FORMATS, Trace, synthetic
+
+EXIT_USER_ERROR = 2
+EXIT_SIMULATION_ERROR = 3
+EXIT_INTERRUPTED = 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="xlssd", description="A white-box, cross-layer NAND-flash SSD simulator.")
+    p.add_argument("--version", action="version", version=f"xlssd {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one simulation", description="Run one simulation and report on it.")
+    dev = run.add_mutually_exclusive_group()
+    dev.add_argument("--preset", metavar="NAME", help="device preset (see `xlssd presets`); default: tiny")
+    dev.add_argument("--config", metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
+    run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a config key, e.g. --set gc.policy=fifo (repeatable)")
+    wl = run.add_mutually_exclusive_group()
+    wl.add_argument("--trace", metavar="FILE", help="replay a trace file")
+    wl.add_argument("--workload", metavar="SPEC",
+                    help="synthetic workload in fio's terms, e.g. rw=randwrite,bs=4k,n=100000,iodepth=32")
+    run.add_argument("--format", choices=FORMATS, help="trace format (default: detected)")
+    run.add_argument("--skip-bad-lines", action="store_true", help="skip and count malformed trace lines")
+    run.add_argument("--address-mode", choices=("error", "wrap"),
+                     help="addresses beyond the logical capacity: stop with an error (default) or wrap around")
+    run.add_argument("--seed", type=int, help="seed of every random stream")
+    run.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (- for stdout)")
+    run.add_argument("--check", action="store_true", help="run the invariant checker during the run")
+    run.add_argument("--no-wall-clock", action="store_true",
+                     help="zero the wall-clock fields, so identical runs give byte-identical reports")
+    run.add_argument("--quiet", action="store_true", help="print neither progress nor the summary")
+
+    sub.add_parser("presets", help="list device presets")
+    return p
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Writes via a temporary file in the same folder, so a failed run leaves nothing behind."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _progress(total: int | None, quiet: bool):
+    """A progress callback drawing a bar on a terminal; None when not wanted."""
+    if quiet or not sys.stderr.isatty():
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("requests  {task.fields[sim]}"),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    task = bar.add_task("run", total=total, sim="")
+
+    def update(done: int, sim_ns: int) -> bool:
+        bar.update(task, completed=done, sim=f"{sim_ns / 1e9:.3f} s simulated")
+        return True
+
+    return bar, update
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    sets = list(args.sets)
+    if args.seed is not None:
+        sets.append(f"seed={args.seed}")
+    if args.address_mode:
+        sets.append(f'host.address_mode="{args.address_mode}"')
+    preset = args.preset if args.preset or args.config else "tiny"
+    cfg = load_config(preset=preset if not args.config else None, file=args.config, sets=sets)
+    if args.trace:
+        if not Path(args.trace).exists():
+            raise _core.TraceError(f"{args.trace}: no such file")
+        workload: dict[str, Any] = Trace(args.trace, args.format, args.skip_bad_lines).as_workload()
+        total = None
+    else:
+        if args.format or args.skip_bad_lines:
+            raise _core.ConfigError("--format and --skip-bad-lines apply to --trace only")
+        workload = synthetic(args.workload, cfg)
+        total = workload["n"]
+    bar, update = _progress(total, args.quiet)
+    if bar is not None:
+        with bar:
+            text = _core.run(json.dumps(cfg), json.dumps(workload), args.check, update)
+    else:
+        text = _core.run(json.dumps(cfg), json.dumps(workload), args.check, None)
+    report = Report.from_json(text)
+    if args.no_wall_clock:
+        report = report.without_wall_clock()
+    out = report.json()
+    if args.json == "-":
+        sys.stdout.write(out)
+        if not args.quiet:
+            print(summary(report), file=sys.stderr)
+        return 0
+    if args.json:
+        _write_atomically(args.json, out)
+    if not args.quiet:
+        print(summary(report))
+        if args.json:
+            print(f"Report  {args.json}")
+    return 0
+
+
+def _cmd_presets(_args: argparse.Namespace) -> int:
+    for name in preset_names():
+        print(f"{name:20} {preset_description(name)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "presets":
+            return _cmd_presets(args)
+    except (_core.ConfigError, _core.TraceError, _core.WorkloadError) as e:
+        print(f"xlssd: error: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except _core.XlssdError as e:
+        print(f"xlssd: simulation failed: {e}", file=sys.stderr)
+        return EXIT_SIMULATION_ERROR
+    except KeyboardInterrupt:
+        print("xlssd: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_USER_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

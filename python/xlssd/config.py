@@ -1,0 +1,132 @@
+"""Configurations: presets, config files and ``--set`` overrides, merged into one dict and
+validated by the core, which fills in every default and names any bad key."""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from xlssd import _core
+from xlssd._core import ConfigError
+
+PRESET_SUFFIX = ".toml"
+
+
+def _preset_dir():
+    return resources.files("xlssd").joinpath("presets")
+
+
+def preset_names() -> list[str]:
+    """Names of the bundled device presets."""
+    return sorted(
+        p.name[: -len(PRESET_SUFFIX)] for p in _preset_dir().iterdir() if p.name.endswith(PRESET_SUFFIX)
+    )
+
+
+def preset_description(name: str) -> str:
+    """The first comment paragraph of a preset file."""
+    text = _preset_dir().joinpath(name + PRESET_SUFFIX).read_text()
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("# ").rstrip())
+    return " ".join(lines)
+
+
+def _parse_toml(text: str, where: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{where}: invalid TOML: {e}") from None
+
+
+def load_preset(name: str) -> dict[str, Any]:
+    path = _preset_dir().joinpath(name + PRESET_SUFFIX)
+    if not path.is_file():
+        raise ConfigError(f"unknown preset `{name}`; presets are: {', '.join(preset_names())}")
+    return _parse_toml(path.read_text(), f"preset {name}")
+
+
+def load_file(path: str | Path) -> dict[str, Any]:
+    """Reads a config file. A top-level `base = "PRESET"` starts from that preset."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read config file: {e.strerror or e}") from None
+    data = _parse_toml(text, str(p))
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    if not isinstance(base, str):
+        raise ConfigError(f"{p}: config key `base` must be a preset name (a string)")
+    return merge(load_preset(base), data)
+
+
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merges `over` onto `base` (tables merge, values replace)."""
+    out = copy.deepcopy(dict(base))
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def parse_value(text: str) -> Any:
+    """A `--set` value: a TOML literal (number, bool, string, array), else a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_sets(cfg: dict[str, Any], sets: Iterable[str]) -> dict[str, Any]:
+    """Applies `KEY=VALUE` overrides with dotted keys (`gc.policy=fifo`)."""
+    out = copy.deepcopy(cfg)
+    for item in sets:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, for example gc.policy=fifo")
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"config key `{key}`: `{part}` is a value, not a section")
+            node = child
+        node[parts[-1]] = parse_value(value.strip())
+    return out
+
+
+def resolve(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Validates a config and returns it with every default filled in."""
+    return json.loads(_core.resolve_config(json.dumps(cfg)))
+
+
+def load_config(
+    preset: str | None = None,
+    file: str | Path | None = None,
+    sets: Iterable[str] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Builds a resolved config from a preset or a file, overrides and `--set` items."""
+    if preset is not None and file is not None:
+        raise ConfigError("give a preset or a config file, not both")
+    if file is not None:
+        cfg = load_file(file)
+    elif preset is not None:
+        cfg = load_preset(preset)
+    else:
+        cfg = {}
+    if overrides:
+        cfg = merge(cfg, overrides)
+    cfg = apply_sets(cfg, sets)
+    return resolve(cfg)

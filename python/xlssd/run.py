@@ -1,0 +1,45 @@
+"""Running a simulation from Python."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from xlssd import _core
+from xlssd.config import load_config, load_file, load_preset, preset_names, resolve
+from xlssd.report import Report
+from xlssd.workload import as_workload
+
+
+def _config_of(config: Any) -> dict[str, Any]:
+    if isinstance(config, str) and config in preset_names():
+        return resolve(load_preset(config))
+    if isinstance(config, (str, Path)):
+        return resolve(load_file(config))
+    if isinstance(config, Mapping):
+        return resolve(config)
+    if config is None:
+        return load_config()
+    raise TypeError(f"config must be a preset name, a path or a dict, not {type(config).__name__}")
+
+
+def simulate(
+    config: Any = None,
+    workload: Any = None,
+    *,
+    check: bool = False,
+    progress: Callable[[int, int], Any] | None = None,
+) -> Report:
+    """Runs one simulation and returns its report.
+
+    `config` is a preset name, a config file path, or a dict (over the defaults).
+    `workload` is a fio-like spec string, a dict of `[workload]` fields, an
+    :class:`xlssd.Trace`, or None for the config's own `[workload]` section.
+    `progress(requests_done, simulated_ns)` is called now and then; returning False stops
+    the run with KeyboardInterrupt.
+    """
+    cfg = _config_of(config)
+    wl = as_workload(workload, cfg)
+    text = _core.run(json.dumps(cfg), json.dumps(wl), check, progress)
+    return Report.from_json(text)
