@@ -302,18 +302,37 @@ impl Default for WlConfig {
     }
 }
 
+/// When the write buffer sends its pages to flash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WritePolicy {
+    /// Dirty pages stay in DRAM until the buffer is full or the host is idle.
+    Lazy,
+    /// Every page written is sent to flash at once; the buffer only hides program latency.
+    Eager,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CacheConfig {
     /// DRAM write-buffer capacity in bytes; 0 disables the buffer (write-through).
     pub capacity_bytes: u64,
+    pub write_policy: WritePolicy,
     /// The buffer is written back once the host has been idle this long, in microseconds.
     pub idle_flush_us: f64,
+    /// Most buffer pages being programmed at once (0 = no limit). With the eager policy a
+    /// host write waits for room under this limit before it enters the buffer.
+    pub max_inflight_flush_pages: u32,
 }
 
 impl Default for CacheConfig {
     fn default() -> Self {
-        CacheConfig { capacity_bytes: 1 << 20, idle_flush_us: 1000.0 }
+        CacheConfig {
+            capacity_bytes: 1 << 20,
+            write_policy: WritePolicy::Lazy,
+            idle_flush_us: 1000.0,
+            max_inflight_flush_pages: 0,
+        }
     }
 }
 

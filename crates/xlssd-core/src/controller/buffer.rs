@@ -56,6 +56,11 @@ impl WriteBuffer {
         self.used
     }
 
+    /// Pages whose flush has started but not finished.
+    pub fn inflight_pages(&self) -> u64 {
+        self.used - self.dirty
+    }
+
     /// Whether the page's latest data is held in DRAM.
     #[inline]
     pub fn contains(&self, lpn: u32) -> bool {

@@ -1,34 +1,10 @@
-//! Preconditioning the device before a run, and the invariant checker.
+//! The invariant checker.
 
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
-
-use super::{stream_seed, Simulator, SEED_PRECONDITION};
+use super::Simulator;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::BlockState;
-use crate::ftl::precondition::precondition;
 
 impl Simulator<'_> {
-    pub(super) fn precondition(&mut self) -> Result<()> {
-        let pc = &self.cfg.precondition;
-        let used = (pc.occupancy * self.logical_pages as f64).round() as u64;
-        if used == 0 {
-            return Ok(());
-        }
-        let data_blocks = self.geo.blocks_per_plane - self.gc_threshold_blocks - 1;
-        let geo = self.geo.clone();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));
-        precondition(
-            &mut self.blocks,
-            &mut self.map,
-            used,
-            pc.steady_state,
-            data_blocks,
-            |lpn| geo.cwdp_plane(lpn),
-            &mut rng,
-        )
-    }
-
     /// Checks that the FTL's structures agree with each other: forward and reverse mapping,
     /// valid counts and bitmaps, block states and free pools, program pointers.
     pub(super) fn check_invariants(&self) -> Result<()> {

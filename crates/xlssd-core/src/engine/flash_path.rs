@@ -1,7 +1,7 @@
 //! From a page access to the flash: allocation and remapping, the cached mapping table,
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
-use super::{Ev, PendingProgram, Simulator};
+use super::{Ev, Parked, PendingProgram, Simulator};
 use crate::controller::die::{DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
@@ -16,8 +16,20 @@ impl Simulator<'_> {
     }
 
     /// Writes a logical page to a new physical page (host data, a buffer flush, a GC copy or
-    /// a translation page). `plane` fixes the plane (GC copies stay in their plane).
+    /// a translation page). `plane` fixes the plane (GC copies stay in their plane). A host
+    /// write first needs its mapping entry, and takes its page only once it has it, so that
+    /// pages of a block are handed out in the order they are sent to the die.
     pub(super) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
+        if kind == TxnKind::HostWrite && self.cmt.is_some() {
+            self.with_mapping(lpn, Parked::Write { lpn, owner }, true);
+        } else {
+            self.place_program(lpn, owner, kind, plane);
+        }
+    }
+
+    /// Allocates the page for a write, remaps, and sends the program to its die; or parks
+    /// the write until its plane has a free block.
+    fn place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
         let (stream, privileged) = match kind {
             TxnKind::GcWrite => (self.streams.gc, true),
             TxnKind::MapWrite => (self.streams.mapping, false),
@@ -35,15 +47,10 @@ impl Simulator<'_> {
             return;
         };
         self.remap(lpn, ppn);
-        let txn = Txn { kind, ppn, lpn, owner, plane };
-        match kind {
-            TxnKind::HostWrite => self.with_mapping(lpn, txn, true),
-            TxnKind::GcWrite => {
-                self.note_relocated_mapping(lpn);
-                self.enqueue(txn);
-            }
-            _ => self.enqueue(txn),
+        if kind == TxnKind::GcWrite {
+            self.note_relocated_mapping(lpn);
         }
+        self.enqueue(Txn { kind, ppn, lpn, owner, plane });
         self.maybe_start_gc(plane);
     }
 
@@ -53,7 +60,7 @@ impl Simulator<'_> {
         for _ in 0..n {
             let Some(p) = self.blocked_programs[plane as usize].pop_front() else { break };
             let fixed = (p.kind == TxnKind::GcWrite || self.alloc.is_static()).then_some(plane);
-            self.program_page(p.lpn, p.owner, p.kind, fixed);
+            self.place_program(p.lpn, p.owner, p.kind, fixed);
         }
     }
 
@@ -69,11 +76,11 @@ impl Simulator<'_> {
         self.blocks.set_valid(ppn, now);
     }
 
-    /// Sends `txn` to its die once the mapping entry of `lpn` is in the cached mapping
-    /// table, reading its translation page first on a miss.
-    pub(super) fn with_mapping(&mut self, lpn: u32, txn: Txn, write: bool) {
+    /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
+    /// reading its translation page first on a miss.
+    pub(super) fn with_mapping(&mut self, lpn: u32, work: Parked, write: bool) {
         let Some(cmt) = self.cmt.as_mut() else {
-            self.enqueue(txn);
+            self.resume(work);
             return;
         };
         if cmt.touch(lpn) {
@@ -81,42 +88,47 @@ impl Simulator<'_> {
                 cmt.mark_dirty(lpn);
             }
             self.counters.cmt_hits += 1;
-            self.enqueue(txn);
+            self.resume(work);
             return;
         }
         self.counters.cmt_misses += 1;
         let tvpn = lpn / self.tpage_entries;
         let tlpn = self.logical_pages as u32 + tvpn;
-        let parked = self.txns.insert(txn);
         if let Some(waiters) = self.pending_map_reads.get_mut(&tvpn) {
-            waiters.push((parked, write));
+            waiters.push((lpn, work, write));
             return;
         }
         match self.map.get(tlpn) {
             Some(tppn) if self.blocks.is_programmed(tppn) => {
-                self.pending_map_reads.insert(tvpn, vec![(parked, write)]);
+                self.pending_map_reads.insert(tvpn, vec![(lpn, work, write)]);
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
                 self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane });
             }
             // Never written, or still in the controller on its way to flash: nothing to read.
-            _ => self.mapping_loaded(parked, lpn, write),
+            _ => self.mapping_loaded(lpn, work, write),
         }
     }
 
     /// A translation page arrived: cache the entries its waiters need and let them go on.
     fn map_read_done(&mut self, tvpn: u32) {
-        for (parked, write) in self.pending_map_reads.remove(&tvpn).unwrap_or_default() {
-            let lpn = self.txns.get(parked).lpn;
-            self.mapping_loaded(parked, lpn, write);
+        for (lpn, work, write) in self.pending_map_reads.remove(&tvpn).unwrap_or_default() {
+            self.mapping_loaded(lpn, work, write);
         }
     }
 
-    fn mapping_loaded(&mut self, parked: u32, lpn: u32, write: bool) {
+    fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
         let evicted = self.cmt.as_mut().and_then(|c| c.insert(lpn, write));
         if let Some((old, true)) = evicted {
             self.write_back_translation(old / self.tpage_entries);
         }
-        self.enqueue_id(parked);
+        self.resume(work);
+    }
+
+    fn resume(&mut self, work: Parked) {
+        match work {
+            Parked::Read(txn) => self.enqueue(txn),
+            Parked::Write { lpn, owner } => self.place_program(lpn, owner, TxnKind::HostWrite, None),
+        }
     }
 
     /// GC moved `lpn`: its entry changes; if it is not cached, its translation page must be
@@ -139,13 +151,8 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn enqueue(&mut self, txn: Txn) {
-        let id = self.txns.insert(txn);
-        self.enqueue_id(id);
-    }
-
-    fn enqueue_id(&mut self, id: u32) {
-        let t = *self.txns.get(id);
+    pub(super) fn enqueue(&mut self, t: Txn) {
+        let id = self.txns.insert(t);
         let die = self.geo.die_of_plane(t.plane);
         self.dies[die as usize].queues[t.kind.queue() as usize].push_back(id);
         self.die_load[die as usize] += 1;
@@ -331,8 +338,7 @@ impl Simulator<'_> {
                 self.counters.host_flash_programs += 1;
                 self.program_finished(t.ppn);
                 if t.owner == NO_OWNER {
-                    self.buffer.flush_done(t.lpn);
-                    self.admit_blocked_writes();
+                    self.flush_finished(t.lpn);
                 } else {
                     self.page_done(t.owner);
                 }

@@ -161,7 +161,7 @@ impl Simulator<'_> {
         }
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
         let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane };
-        self.with_mapping(lpn, txn, false);
+        self.with_mapping(lpn, super::Parked::Read(txn), false);
     }
 
     /// Gives a never-written page a physical home, as if it had been written before the run.
@@ -184,13 +184,18 @@ impl Simulator<'_> {
         Some(ppn)
     }
 
-    /// Places a write request's remaining pages in the buffer; false if it filled up first.
+    /// Places a write request's remaining pages in the buffer; false if it filled up first
+    /// (or, for the eager policy, if the flush limit is reached).
     fn buffer_pages(&mut self, req: u32) -> bool {
         let n = self.reqs[req as usize].n_pages;
         let mut complete = true;
         while self.reqs[req as usize].next_page < n {
             let i = self.reqs[req as usize].next_page;
             let lpn = self.page_of(req, i);
+            if self.eager_flush && self.flush_budget() == 0 {
+                complete = false;
+                break;
+            }
             match self.buffer.insert(lpn) {
                 Insert::Full => {
                     complete = false;
@@ -201,6 +206,9 @@ impl Simulator<'_> {
                         self.counters.buffer_write_hits += 1;
                     }
                     self.reqs[req as usize].next_page = i + 1;
+                    if self.eager_flush {
+                        self.flush_buffer(u64::MAX);
+                    }
                     self.page_from_dram(req);
                 }
             }
@@ -209,6 +217,25 @@ impl Simulator<'_> {
             self.flush_buffer(u64::MAX);
         }
         complete
+    }
+
+    /// Flushes the buffer may still start under `cache.max_inflight_flush_pages`.
+    fn flush_budget(&self) -> u64 {
+        match self.cfg.cache.max_inflight_flush_pages {
+            0 => u64::MAX,
+            limit => (limit as u64).saturating_sub(self.buffer.inflight_pages()),
+        }
+    }
+
+    /// A flushed page reached flash: let waiting writes in and keep writing back.
+    pub(super) fn flush_finished(&mut self, lpn: u32) {
+        self.buffer.flush_done(lpn);
+        self.admit_blocked_writes();
+        if self.buffer.dirty_pages() == 0 {
+            self.write_back_all = false;
+        } else if self.eager_flush || self.write_back_all || self.buffer.is_full() {
+            self.flush_buffer(u64::MAX);
+        }
     }
 
     /// Slots were freed: let waiting writes in, oldest first.
@@ -221,11 +248,11 @@ impl Simulator<'_> {
         }
     }
 
-    /// Writes back up to `max` dirty pages of the buffer.
+    /// Writes back up to `max` dirty pages of the buffer, within the in-flight limit.
     pub(super) fn flush_buffer(&mut self, max: u64) {
         let mut lpns = std::mem::take(&mut self.scratch);
         lpns.clear();
-        self.buffer.take_dirty(max, &mut lpns);
+        self.buffer.take_dirty(max.min(self.flush_budget()), &mut lpns);
         self.counters.buffer_flushes += lpns.len() as u64;
         for &lpn in &lpns {
             self.program_page(lpn, NO_OWNER, TxnKind::HostWrite, None);

@@ -7,6 +7,7 @@ mod flash_path;
 mod gc_path;
 mod host_path;
 mod report_build;
+mod setup;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -91,6 +92,15 @@ struct PendingProgram {
     kind: TxnKind,
 }
 
+/// Work waiting for a mapping entry to be loaded into the cached mapping table.
+#[derive(Debug, Clone, Copy)]
+enum Parked {
+    /// A read of a known physical page.
+    Read(crate::controller::txn::Txn),
+    /// A host page write, which takes its physical page once the entry is loaded.
+    Write { lpn: u32, owner: u32 },
+}
+
 /// Called every so often during a run; returning `false` stops the run.
 pub trait Progress {
     fn update(&mut self, requests_done: u64, simulated_ns: Time) -> bool;
@@ -144,11 +154,16 @@ pub struct Simulator<'s> {
     channels: Vec<Channel>,
     die_load: Vec<u32>,
     buffer: WriteBuffer,
+    /// Send each buffered page to flash at once (`cache.write_policy = "eager"`).
+    eager_flush: bool,
+    /// Keep writing the buffer back until it holds no dirty page (idle host, end of run).
+    write_back_all: bool,
     cmt: Option<Cmt>,
     /// Mapping entries per translation page.
     tpage_entries: u32,
-    /// Transactions parked until their translation page has been read, by translation page.
-    pending_map_reads: HashMap<u32, Vec<(u32, bool)>>,
+    /// Work parked until its translation page has been read: (logical page, work, whether
+    /// it writes the entry), by translation page.
+    pending_map_reads: HashMap<u32, Vec<(u32, Parked, bool)>>,
     /// Translation pages with a write on its way.
     pending_map_writes: HashSet<u32>,
     scratch: Vec<u32>,
@@ -283,6 +298,8 @@ impl<'s> Simulator<'s> {
             channels: (0..geo.channels).map(|_| Channel::new()).collect(),
             die_load: vec![0; geo.dies as usize],
             buffer: WriteBuffer::new(buffer_pages),
+            eager_flush: cfg.cache.write_policy == crate::config::WritePolicy::Eager,
+            write_back_all: false,
             cmt,
             tpage_entries: entries_per_tpage as u32,
             pending_map_reads: HashMap::new(),
@@ -310,7 +327,7 @@ impl<'s> Simulator<'s> {
             geo,
             cfg: cfg.clone(),
         };
-        sim.precondition()?;
+        sim.set_up_device()?;
         Ok(sim)
     }
 
@@ -349,6 +366,7 @@ impl<'s> Simulator<'s> {
             }
             // The host is done; write back what the buffer still holds, then stop.
             if self.buffer.dirty_pages() > 0 {
+                self.write_back_all = true;
                 self.flush_buffer(u64::MAX);
                 if let Some(e) = self.error.take() {
                     return Err(e);
@@ -380,6 +398,7 @@ impl<'s> Simulator<'s> {
             Ev::ReqDone(req) => self.finish_request(req),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
+                    self.write_back_all = true;
                     self.flush_buffer(u64::MAX);
                 }
             }

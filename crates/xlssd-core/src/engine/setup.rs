@@ -1,0 +1,59 @@
+//! The device's state before the first request: preconditioned data, and the translation
+//! pages of the cached mapping table.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{stream_seed, Simulator, SEED_PRECONDITION};
+use crate::error::{Error, Result};
+use crate::ftl::precondition::precondition;
+
+impl Simulator<'_> {
+    fn precondition(&mut self) -> Result<()> {
+        let pc = &self.cfg.precondition;
+        let used = (pc.occupancy * self.logical_pages as f64).round() as u64;
+        if used == 0 {
+            return Ok(());
+        }
+        let data_blocks = self.geo.blocks_per_plane - self.gc_threshold_blocks - 1;
+        let geo = self.geo.clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));
+        precondition(
+            &mut self.blocks,
+            &mut self.map,
+            used,
+            pc.steady_state,
+            data_blocks,
+            |lpn| geo.cwdp_plane(lpn),
+            &mut rng,
+        )
+    }
+
+    /// Brings the device to its state before the run.
+    pub(super) fn set_up_device(&mut self) -> Result<()> {
+        self.precondition()?;
+        if self.cmt.is_some() {
+            self.store_translation_pages()?;
+        }
+        Ok(())
+    }
+
+    /// With a cached mapping table the whole table lives in translation pages on flash from
+    /// the start, so that every miss reads one, as on a formatted drive.
+    fn store_translation_pages(&mut self) -> Result<()> {
+        let count = self.map.logical_len() - self.logical_pages;
+        let stream = self.streams.mapping;
+        for tvpn in 0..count {
+            let plane = self.geo.cwdp_plane(tvpn);
+            let tlpn = (self.logical_pages + tvpn) as u32;
+            let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl).ok_or_else(|| Error::Config {
+                key: "mapping.cached_table_bytes".into(),
+                message: format!("plane {plane} has no room for the {count} translation pages of the mapping table"),
+            })?;
+            self.map.set(tlpn, ppn);
+            self.blocks.set_valid(ppn, 0);
+            self.blocks.program_done(ppn).map_err(|message| Error::Invariant { time_ns: 0, message })?;
+        }
+        Ok(())
+    }
+}
