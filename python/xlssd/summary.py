@@ -5,6 +5,14 @@ from __future__ import annotations
 from xlssd.report import Report
 
 
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:,.0f} {unit}" if n == int(n) else f"{n:,.2f} {unit}"
+        n /= 1024
+    return f"{n:,.2f} TiB"
+
+
 def _fmt_count(x: float) -> str:
     return f"{x:,.0f}"
 
@@ -16,10 +24,10 @@ def _fmt_us(x: float) -> str:
 def summary(r: Report) -> str:
     cfg = r["config"]
     g = cfg["geometry"]
-    raw_gib = r["ftl.physical_pages"] * g["page_size"] / 2**30
+    raw = r["ftl.physical_pages"] * g["page_size"]
     lines = [
-        f"xlssd {r['version']}: {g['channels']} ch x {g['chips_per_channel']} chips x {g['dies_per_chip']} dies x "
-        f"{g['planes_per_die']} planes, {g['cell'].upper()}, {raw_gib:,.2f} GiB raw",
+        f"xlssd {r['version']}: {g['channels']} channels x {g['chips_per_channel']} chips x {g['dies_per_chip']} dies x "
+        f"{g['planes_per_die']} planes, {g['cell'].upper()}, {_fmt_bytes(raw)} raw",
         "",
         f"{'':7}{'count':>10}{'IOPS':>12}{'MB/s':>10}{'mean':>10}{'p50':>10}{'p99':>10}{'p99.99':>10}{'max':>10}  (latency in us)",
     ]

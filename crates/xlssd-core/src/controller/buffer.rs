@@ -4,7 +4,9 @@
 //! rewritten before it is flushed is overwritten in place; a page rewritten while its flush
 //! is in flight takes a second slot. Reads of any page held here are served from DRAM.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Entry {
@@ -37,7 +39,7 @@ pub enum Insert {
 
 impl WriteBuffer {
     pub fn new(capacity_pages: u64) -> WriteBuffer {
-        WriteBuffer { capacity: capacity_pages, used: 0, dirty: 0, entries: HashMap::new(), order: VecDeque::new() }
+        WriteBuffer { capacity: capacity_pages, used: 0, dirty: 0, entries: HashMap::default(), order: VecDeque::new() }
     }
 
     pub fn enabled(&self) -> bool {

@@ -3,7 +3,9 @@
 //! so a miss costs a flash read, and evicting a changed entry costs a translation-page
 //! write.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -21,7 +23,7 @@ pub struct Cmt {
 impl Cmt {
     pub fn new(capacity_entries: u64) -> Cmt {
         let capacity = capacity_entries.max(1) as usize;
-        Cmt { capacity, entries: HashMap::with_capacity(capacity.min(1 << 20)), order: VecDeque::new() }
+        Cmt { capacity, entries: HashMap::with_capacity_and_hasher(capacity.min(1 << 20), Default::default()), order: VecDeque::new() }
     }
 
     pub fn len(&self) -> usize {

@@ -9,7 +9,9 @@ mod host_path;
 mod report_build;
 mod setup;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -302,8 +304,8 @@ impl<'s> Simulator<'s> {
             write_back_all: false,
             cmt,
             tpage_entries: entries_per_tpage as u32,
-            pending_map_reads: HashMap::new(),
-            pending_map_writes: HashSet::new(),
+            pending_map_reads: HashMap::default(),
+            pending_map_writes: HashSet::default(),
             scratch: Vec::new(),
             map,
             blocks,

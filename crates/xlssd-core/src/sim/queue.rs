@@ -6,14 +6,20 @@ use super::Time;
 /// A pending event: ordered by time, then by the order it was scheduled in, so that runs are
 /// deterministic whatever the heap does with equal keys.
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    /// Time in the high 64 bits, insertion sequence in the low: one comparison orders both.
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -25,7 +31,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: the earliest (time, seq) must compare greatest.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -71,7 +77,8 @@ impl<E> EventQueue<E> {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time: time.max(self.now), seq, event });
+        let time = time.max(self.now);
+        self.heap.push(Entry { key: ((time as u128) << 64) | seq as u128, event });
     }
 
     /// Schedules `event` `delay` ns from now.
@@ -81,15 +88,15 @@ impl<E> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| e.time())
     }
 
     /// Takes the next event and advances the clock to it.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
-        self.now = e.time;
+        self.now = e.time();
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((self.now, e.event))
     }
 }
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""`make bench`: xlssd's speed and memory on fixed workloads.
+
+1. replay: the 1,000,000-request trace of make_bench_trace.py (70% reads, random 4 KiB over
+   64 GiB, arrivals 2-20 us apart, seed 42) on the `mqsim-default` preset;
+2. precondition: bringing `mqsim-default` (512 GiB raw) to 70% occupancy in steady state,
+   then one request, to measure preconditioning speed per TiB.
+
+Each case runs the `xlssd` command in a child process (so the figures include start-up and
+trace parsing) and reports wall time, requests per wall second and the child's peak
+resident memory. Results are printed; docs/benchmarks.md records them with the machine.
+Benchmarks are never part of the test suite's pass or fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+TRACE = OUT / "bench-1m.trace"
+
+
+def run_child(args: list[str]) -> tuple[float, int, dict]:
+    """Runs `xlssd ARGS --json FILE --quiet`; returns wall s, peak RSS bytes, report."""
+    report_path = OUT / "report.json"
+    cmd = [sys.executable, "-m", "xlssd", *args, "--json", str(report_path), "--quiet"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"benchmark run failed: {' '.join(cmd)}")
+    return wall, usage.ru_maxrss * 1024, json.loads(report_path.read_text())
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    if not TRACE.exists():
+        subprocess.run([sys.executable, str(HERE / "make_bench_trace.py"), str(TRACE)], check=True)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
+          f"{platform.python_version()}, {platform.system()} {platform.release()}")
+
+    wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--trace", str(TRACE)])
+    n = r["sim"]["requests"]
+    print(f"replay   1M requests on mqsim-default: {wall:.2f} s wall ({n / wall:,.0f} requests/s), "
+          f"simulation loop {r['sim']['wall_s']:.2f} s ({r['sim']['requests_per_s']:,.0f} requests/s, "
+          f"{r['sim']['events_per_s']:,.0f} events/s), peak RSS {rss / 2**20:,.0f} MiB")
+
+    wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--set", "precondition.occupancy=0.7",
+                              "--set", "precondition.steady_state=true", "--workload", "n=1,iodepth=1"])
+    raw_tib = r["ftl"]["physical_pages"] * r["config"]["geometry"]["page_size"] / 2**40
+    print(f"precondition mqsim-default to 70% steady state ({raw_tib:.2f} TiB raw): {wall:.2f} s wall "
+          f"({wall / raw_tib:.2f} s per TiB), peak RSS {rss / 2**20:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
