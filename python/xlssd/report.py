@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
-WALL_CLOCK_KEYS = ("sim.wall_s", "sim.requests_per_s", "sim.events_per_s")
+WALL_CLOCK_KEYS = ("sim.setup_s", "sim.wall_s", "sim.requests_per_s", "sim.events_per_s")
 
 
 class Report:

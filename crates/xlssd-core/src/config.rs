@@ -500,7 +500,56 @@ fn per_page_type(key: &str, v: &PerPageType, types: usize) -> Result<()> {
     Ok(())
 }
 
+/// Sizes that follow from a config: the logical space, the GC reserve, the mapping table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    pub physical_pages: u64,
+    /// Pages the host can address: physical pages less over-provisioning.
+    pub logical_pages: u64,
+    /// Translation pages holding the mapping table on flash (cached mapping table only).
+    pub translation_pages: u64,
+    /// Mapping entries in one translation page.
+    pub entries_per_translation_page: u64,
+    /// Background GC starts in a plane with fewer free blocks than this.
+    pub gc_threshold_blocks: u32,
+    /// Below this many free blocks a plane's GC runs in the foreground.
+    pub gc_hard_blocks: u32,
+    /// Physical pages outside the free-block reserve (GC threshold plus the block kept for
+    /// GC itself), which must hold the logical space and the translation pages.
+    pub usable_pages: u64,
+}
+
+/// Most planes one multi-plane command can span.
+pub const MAX_PLANES_PER_DIE: u32 = 16;
+
+/// Upper bound for durations given in configs (one year), so that time arithmetic in
+/// nanoseconds cannot overflow.
+const MAX_DURATION_US: f64 = 3.2e13;
+
 impl Config {
+    /// Sizes derived from the geometry, over-provisioning, GC thresholds and mapping.
+    pub fn capacity(&self) -> Capacity {
+        let g = &self.geometry;
+        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
+        let physical_pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
+        let logical_pages = ((physical_pages as f64) * (1.0 - self.ftl.overprovisioning)).floor() as u64;
+        let entries = (g.page_size / self.mapping.entry_bytes.max(1)).max(1) as u64;
+        let translation_pages =
+            if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
+        let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
+        let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1);
+        let reserve = (gc_threshold_blocks as u64 + 1) * planes * g.pages_per_block as u64;
+        Capacity {
+            physical_pages,
+            logical_pages,
+            translation_pages,
+            entries_per_translation_page: entries,
+            gc_threshold_blocks,
+            gc_hard_blocks,
+            usable_pages: physical_pages.saturating_sub(reserve),
+        }
+    }
+
     /// Parses a TOML document over the defaults.
     pub fn from_toml_str(text: &str) -> Result<Config> {
         let de = toml::Deserializer::new(text);
@@ -565,10 +614,18 @@ impl Config {
                 message: format!("{pages} physical pages; at most {} are supported", u32::MAX - 1),
             });
         }
+        if g.planes_per_die > MAX_PLANES_PER_DIE {
+            return Err(bad("geometry.planes_per_die", g.planes_per_die, &format!("at most {MAX_PLANES_PER_DIE}")));
+        }
         let types = g.cell.bits_per_cell();
         per_page_type("timing.read_us", &self.timing.read_us, types)?;
         per_page_type("timing.program_us", &self.timing.program_us, types)?;
         positive_f64("timing.erase_us", self.timing.erase_us)?;
+        for (key, ns) in [("timing.cmd_ns", self.timing.cmd_ns), ("timing.dram_ns", self.timing.dram_ns)] {
+            if ns as f64 > MAX_DURATION_US * 1e3 {
+                return Err(bad(key, ns, "at most one year in ns"));
+            }
+        }
         positive_f64("channel.rate_mts", self.channel.rate_mts)?;
         if ![8, 16, 32].contains(&self.channel.width_bits) {
             return Err(bad("channel.width_bits", self.channel.width_bits, "8, 16 or 32"));
@@ -594,8 +651,8 @@ impl Config {
             ));
         }
         positive_u32("gc.rga_candidates", self.gc.rga_candidates)?;
-        if !(self.cache.idle_flush_us.is_finite() && self.cache.idle_flush_us >= 0.0) {
-            return Err(bad("cache.idle_flush_us", self.cache.idle_flush_us, "a number >= 0"));
+        if !(self.cache.idle_flush_us.is_finite() && (0.0..=MAX_DURATION_US).contains(&self.cache.idle_flush_us)) {
+            return Err(bad("cache.idle_flush_us", self.cache.idle_flush_us, "a number of microseconds in [0, 3.2e13]"));
         }
         positive_u32("wl.static_threshold", self.wl.static_threshold)?;
         if self.mapping.entry_bytes == 0 || self.mapping.entry_bytes > g.page_size {
@@ -623,6 +680,37 @@ impl Config {
             }
         }
         self.workload.validate("workload")?;
+        self.validate_capacity()
+    }
+
+    /// The logical space and the mapping table must fit outside the free-block reserve.
+    fn validate_capacity(&self) -> Result<()> {
+        let c = self.capacity();
+        let bpp = self.geometry.blocks_per_plane;
+        if c.gc_threshold_blocks + 2 >= bpp {
+            return Err(Error::Config {
+                key: "gc.threshold".into(),
+                message: format!(
+                    "keeps {} of {bpp} blocks per plane free, leaving none for data; expected a smaller fraction",
+                    c.gc_threshold_blocks
+                ),
+            });
+        }
+        if c.logical_pages + c.translation_pages >= c.usable_pages {
+            let table = if c.translation_pages > 0 {
+                format!(" and {} translation pages of the mapping table", c.translation_pages)
+            } else {
+                String::new()
+            };
+            return Err(Error::Config {
+                key: "ftl.overprovisioning".into(),
+                message: format!(
+                    "{} leaves {} logical pages{table}, but only {} physical pages lie outside the GC free-block \
+                     reserve (gc.threshold plus one block per plane); raise ftl.overprovisioning or lower gc.threshold",
+                    self.ftl.overprovisioning, c.logical_pages, c.usable_pages
+                ),
+            });
+        }
         Ok(())
     }
 }

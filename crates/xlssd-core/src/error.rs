@@ -20,7 +20,7 @@ pub enum Error {
     Io { path: String, message: String },
 
     /// A request addresses space the device does not have.
-    #[error("{source_name}: request {index} addresses sectors {first}..{end}, beyond the logical capacity of {capacity} sectors (use --address-mode wrap to fold addresses)")]
+    #[error("{source_name}: request {index} addresses sectors {first}..{end}, beyond the logical capacity of {capacity} sectors (to fold addresses into the device, set host.address_mode = \"wrap\" or pass --address-mode wrap)")]
     Address { source_name: String, index: u64, first: u64, end: u64, capacity: u64 },
 
     /// The invariant checker found the FTL state inconsistent: a bug, not a user error.

@@ -41,9 +41,7 @@ pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) ->
 
 /// Logical capacity in sectors of the device a config describes.
 pub fn logical_sectors(cfg: &Config) -> u64 {
-    let geo = nand::Geometry::new(&cfg.geometry);
-    let logical_pages = ((geo.pages as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
-    logical_pages * geo.sectors_per_page()
+    cfg.capacity().logical_pages * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
 }
 
 /// Runs one simulation: the device of `cfg` replaying `workload`.

@@ -30,6 +30,12 @@ impl Simulator<'_> {
     /// Allocates the page for a write, remaps, and sends the program to its die; or parks
     /// the write until its plane has a free block.
     fn place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
+        self.try_place_program(lpn, owner, kind, plane, true);
+    }
+
+    /// As [`Self::place_program`]; `first_try` is false when retrying a parked write, so
+    /// that each write that had to wait is counted once.
+    fn try_place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>, first_try: bool) {
         let (stream, privileged) = match kind {
             TxnKind::GcWrite => (self.streams.gc, true),
             TxnKind::MapWrite => (self.streams.mapping, false),
@@ -38,7 +44,9 @@ impl Simulator<'_> {
         let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, stream));
         if !self.blocks.can_allocate(plane, stream, privileged) {
             self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
-            self.counters.blocked_writes += 1;
+            if first_try {
+                self.counters.blocked_writes += 1;
+            }
             self.maybe_start_gc(plane);
             return;
         }
@@ -60,7 +68,7 @@ impl Simulator<'_> {
         for _ in 0..n {
             let Some(p) = self.blocked_programs[plane as usize].pop_front() else { break };
             let fixed = (p.kind == TxnKind::GcWrite || self.alloc.is_static()).then_some(plane);
-            self.place_program(p.lpn, p.owner, p.kind, fixed);
+            self.try_place_program(p.lpn, p.owner, p.kind, fixed, false);
         }
     }
 
@@ -361,6 +369,12 @@ impl Simulator<'_> {
     fn program_finished(&mut self, ppn: u32) {
         if let Err(m) = self.blocks.program_done(ppn) {
             self.invariant(m);
+            return;
+        }
+        // A block becomes a GC candidate when its last program finishes.
+        if self.geo.page_in_block(ppn) + 1 == self.geo.pages_per_block {
+            let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
+            self.maybe_start_gc(plane);
         }
     }
 

@@ -81,7 +81,10 @@ impl Simulator<'_> {
             return;
         }
         self.blocks.erase(block);
-        self.counters.gc_blocks_erased += 1;
+        match self.gc_jobs[plane as usize].reason {
+            Relocation::Gc => self.counters.gc_blocks_erased += 1,
+            Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,
+        }
         self.gc_jobs[plane as usize] = GcJob::NONE;
         self.retry_blocked_programs(plane);
         self.maybe_start_gc(plane);

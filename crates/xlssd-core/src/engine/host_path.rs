@@ -1,12 +1,13 @@
 //! Host requests: arrival (open or closed loop), splitting into pages, the write buffer,
 //! and completion.
 
-use super::{Ev, HostReq, Simulator};
+use super::{Ev, HostReq, Link, Simulator};
 use crate::config::{AddressMode, UnmappedReads};
 use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request};
+use crate::sim::Time;
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
@@ -109,19 +110,44 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
-                self.counters.host_pages_written += n_pages as u64;
-                if self.buffer.enabled() {
-                    if !self.buffer_pages(id) {
-                        self.blocked_writes.push_back(id);
-                    }
+                // The data crosses the host interface before the device can place it.
+                let done = self.host_link_transfer(Link::ToDevice, hr.bytes);
+                if done > now {
+                    self.q.schedule(done, Ev::WriteDataIn(id));
                 } else {
-                    for i in 0..n_pages {
-                        let lpn = self.page_of(id, i);
-                        self.program_page(lpn, id, TxnKind::HostWrite, None);
-                    }
+                    self.write_data_in(id);
                 }
             }
         }
+    }
+
+    /// A write request's data is in the controller: buffer it or program it.
+    pub(super) fn write_data_in(&mut self, id: u32) {
+        let n_pages = self.reqs[id as usize].n_pages;
+        self.counters.host_pages_written += n_pages as u64;
+        if self.buffer.enabled() {
+            if !self.buffer_pages(id) {
+                self.blocked_writes.push_back(id);
+            }
+        } else {
+            for i in 0..n_pages {
+                let lpn = self.page_of(id, i);
+                self.program_page(lpn, id, TxnKind::HostWrite, None);
+            }
+        }
+    }
+
+    /// Reserves the host interface in one direction for `bytes`; returns when the transfer
+    /// ends. Each direction carries one transfer at a time, in the order they are asked for.
+    fn host_link_transfer(&mut self, link: Link, bytes: u64) -> Time {
+        let xfer = self.timing.host_xfer_ns(bytes);
+        if xfer == 0 {
+            return self.now();
+        }
+        let free = &mut self.host_link_free[link as usize];
+        let done = (*free).max(self.q.now()) + xfer;
+        *free = done;
+        done
     }
 
     /// Logical page `i` of a request (wrapping at the end of the logical space).
@@ -147,6 +173,7 @@ impl Simulator<'_> {
                 match materialized {
                     Some(ppn) => ppn,
                     None => {
+                        self.counters.unmapped_zero_reads += 1;
                         self.page_from_dram(req);
                         return;
                     }
@@ -277,11 +304,15 @@ impl Simulator<'_> {
         if r.pages_left > 0 {
             return;
         }
-        let xfer = self.timing.host_xfer_ns(r.bytes);
-        if xfer == 0 {
-            self.finish_request(req);
+        let (op, bytes) = (r.op, r.bytes);
+        let done = match op {
+            Op::Read => self.host_link_transfer(Link::ToHost, bytes),
+            Op::Write => self.now(),
+        };
+        if done > self.now() {
+            self.q.schedule(done, Ev::ReqDone(req));
         } else {
-            self.q.schedule_in(xfer, Ev::ReqDone(req));
+            self.finish_request(req);
         }
     }
 

@@ -45,8 +45,10 @@ enum Ev {
     ArrayDone(u32),
     /// A page of a host request was served from DRAM.
     PageDone(u32),
-    /// A host request's data has crossed the host interface.
+    /// A read request's data has crossed the host interface to the host.
     ReqDone(u32),
+    /// A write request's data has crossed the host interface to the device.
+    WriteDataIn(u32),
     /// The host has been idle since the generation given: flush the write buffer.
     IdleFlush(u64),
 }
@@ -62,6 +64,13 @@ struct HostReq {
     pages_left: u32,
     /// Next page to place in the write buffer when the buffer was full.
     next_page: u32,
+}
+
+/// The two directions of the host interface.
+#[derive(Debug, Clone, Copy)]
+enum Link {
+    ToDevice = 0,
+    ToHost = 1,
 }
 
 /// Why a block's data is being moved out.
@@ -149,6 +158,8 @@ pub struct Simulator<'s> {
     sectors_per_page: u64,
     idle_gen: u64,
     idle_flush_ns: Time,
+    /// When each direction of the host interface is next free.
+    host_link_free: [Time; 2],
 
     // Controller.
     txns: TxnSlab,
@@ -193,6 +204,7 @@ pub struct Simulator<'s> {
 
     check: bool,
     error: Option<Error>,
+    setup_s: f64,
 }
 
 /// Derives an independent seed for one concern from the run's seed.
@@ -213,42 +225,15 @@ impl<'s> Simulator<'s> {
         cfg.validate()?;
         let geo = Geometry::new(&cfg.geometry);
         let timing = Timing::new(cfg);
-        let physical_pages = geo.pages as u64;
-        let logical_pages = ((physical_pages as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
-        let gc_threshold_blocks = ((cfg.gc.threshold * geo.blocks_per_plane as f64).round() as u32).max(2);
-        let gc_hard_blocks = ((cfg.gc.hard_threshold * geo.blocks_per_plane as f64).round() as u32).max(1);
-        if gc_threshold_blocks + 2 >= geo.blocks_per_plane {
-            return Err(Error::Config {
-                key: "gc.threshold".into(),
-                message: format!(
-                    "keeps {gc_threshold_blocks} of {} blocks per plane free, leaving none for data",
-                    geo.blocks_per_plane
-                ),
-            });
-        }
-        let usable_pages = physical_pages - (gc_threshold_blocks as u64 + 1) * geo.planes as u64 * geo.pages_per_block as u64;
-        if logical_pages >= usable_pages {
-            return Err(Error::Config {
-                key: "ftl.overprovisioning".into(),
-                message: format!(
-                    "{} leaves {logical_pages} logical pages but only {usable_pages} physical pages lie outside the \
-                     GC free-block reserve (gc.threshold); raise ftl.overprovisioning or lower gc.threshold",
-                    cfg.ftl.overprovisioning
-                ),
-            });
-        }
-        if geo.planes_per_die as usize > crate::controller::die::MAX_PLANES {
-            return Err(Error::Config {
-                key: "geometry.planes_per_die".into(),
-                message: format!("value {} is out of range: expected at most {}", geo.planes_per_die, crate::controller::die::MAX_PLANES),
-            });
-        }
+        let cap = cfg.capacity();
+        let logical_pages = cap.logical_pages;
+        let (gc_threshold_blocks, gc_hard_blocks) = (cap.gc_threshold_blocks, cap.gc_hard_blocks);
 
         let host_streams = cfg.ftl.streams;
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
         let blocks = BlockManager::new(&geo, host_streams + 3);
 
-        let entries_per_tpage = (geo.page_size / cfg.mapping.entry_bytes) as u64;
+        let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
             .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
@@ -295,6 +280,7 @@ impl<'s> Simulator<'s> {
             sectors_per_page: geo.sectors_per_page(),
             idle_gen: 0,
             idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
+            host_link_free: [0; 2],
             txns: TxnSlab::default(),
             dies: (0..geo.dies).map(|_| Die::new()).collect(),
             channels: (0..geo.channels).map(|_| Channel::new()).collect(),
@@ -326,10 +312,13 @@ impl<'s> Simulator<'s> {
             last_completion: 0,
             check: false,
             error: None,
+            setup_s: 0.0,
             geo,
             cfg: cfg.clone(),
         };
+        let setup = std::time::Instant::now();
         sim.set_up_device()?;
+        sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)
     }
 
@@ -388,7 +377,7 @@ impl<'s> Simulator<'s> {
             self.check_invariants()?;
         }
         let wall_s = wall.elapsed().as_secs_f64();
-        Ok(self.build_report(wall_s, opts.workload_description.take()))
+        Ok(self.build_report(self.setup_s, wall_s, opts.workload_description.take()))
     }
 
     fn handle(&mut self, ev: Ev) {
@@ -398,6 +387,7 @@ impl<'s> Simulator<'s> {
             Ev::ArrayDone(die) => self.on_array_done(die),
             Ev::PageDone(req) => self.page_done(req),
             Ev::ReqDone(req) => self.finish_request(req),
+            Ev::WriteDataIn(req) => self.write_data_in(req),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
                     self.write_back_all = true;

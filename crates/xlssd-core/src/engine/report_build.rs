@@ -49,7 +49,7 @@ fn round_j(x: f64) -> f64 {
 }
 
 impl Simulator<'_> {
-    pub(super) fn build_report(&self, wall_s: f64, workload: serde_json::Value) -> Report {
+    pub(super) fn build_report(&self, setup_s: f64, wall_s: f64, workload: serde_json::Value) -> Report {
         let simulated_ns = self.q.now();
         let span_ns = self.last_completion.saturating_sub(self.first_arrival_time.unwrap_or(0));
         let c = &self.counters;
@@ -85,7 +85,11 @@ impl Simulator<'_> {
                     pages_moved: c.gc_pages_moved,
                     blocks_erased: c.gc_blocks_erased,
                 },
-                wl: WlReport { invocations: c.wl_invocations, pages_moved: c.wl_pages_moved },
+                wl: WlReport {
+                    invocations: c.wl_invocations,
+                    pages_moved: c.wl_pages_moved,
+                    blocks_erased: c.wl_blocks_erased,
+                },
                 buffer: BufferReport {
                     capacity_pages: self.cfg.cache.capacity_bytes / self.geo.page_size as u64,
                     read_hits: c.buffer_read_hits,
@@ -105,6 +109,7 @@ impl Simulator<'_> {
                     flash_writes: c.mapping_writes,
                 },
                 unmapped_reads: c.unmapped_reads,
+                unmapped_zero_reads: c.unmapped_zero_reads,
                 materialized_pages: c.materialized_pages,
                 blocked_writes: c.blocked_writes,
             },
@@ -139,6 +144,7 @@ impl Simulator<'_> {
                 events,
                 requests: self.completed,
                 skipped_lines: self.source.skipped_lines(),
+                setup_s: round6(setup_s),
                 wall_s: round6(wall_s),
                 requests_per_s: if wall_s > 0.0 { (self.completed as f64 / wall_s).round() } else { 0.0 },
                 events_per_s: if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 },

@@ -44,8 +44,9 @@ impl Simulator<'_> {
         let count = self.map.logical_len() - self.logical_pages;
         let stream = self.streams.mapping;
         for tvpn in 0..count {
-            let plane = self.geo.cwdp_plane(tvpn);
             let tlpn = (self.logical_pages + tvpn) as u32;
+            // The plane later rewrites of this translation page go to.
+            let plane = self.alloc_plane(tlpn, stream);
             let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl).ok_or_else(|| Error::Config {
                 key: "mapping.cached_table_bytes".into(),
                 message: format!("plane {plane} has no room for the {count} translation pages of the mapping table"),

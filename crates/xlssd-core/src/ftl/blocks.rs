@@ -185,6 +185,13 @@ impl BlockManager {
         self.geo.page_in_block(ppn) < self.programmed[self.geo.block_of(ppn) as usize]
     }
 
+    /// Whether a block can be cleaned: every page allocated and every program finished, so
+    /// that no program to it is still queued when it is erased.
+    #[inline]
+    pub fn is_closed(&self, block: u32) -> bool {
+        self.state[block as usize] == BlockState::Full && self.programmed[block as usize] == self.geo.pages_per_block
+    }
+
     pub fn mark_victim(&mut self, block: u32) {
         debug_assert_eq!(self.state[block as usize], BlockState::Full);
         self.state[block as usize] = BlockState::Victim;

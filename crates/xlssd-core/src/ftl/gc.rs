@@ -4,12 +4,16 @@ use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::config::GcPolicy;
-use crate::ftl::blocks::{BlockManager, BlockState};
+use crate::ftl::blocks::BlockManager;
 use crate::ftl::policy::VictimSelector;
 use crate::sim::Time;
 
+/// Blocks of a plane worth cleaning: closed (see [`BlockManager::is_closed`]) and holding
+/// at least one invalid page, since cleaning a block of valid pages frees nothing and would
+/// only repeat.
 fn full_blocks(plane: u32, blocks: &BlockManager) -> impl Iterator<Item = u32> + '_ {
-    blocks.plane_blocks(plane).filter(move |&b| blocks.state[b as usize] == BlockState::Full)
+    let n = blocks.geo.pages_per_block;
+    blocks.plane_blocks(plane).filter(move |&b| blocks.is_closed(b) && blocks.valid[b as usize] < n)
 }
 
 /// Fewest valid pages; ties go to the block that filled first.
@@ -120,6 +124,7 @@ mod tests {
         for (i, valid) in [3, 1, 2, 1].into_iter().enumerate() {
             for p in 0..4 {
                 let ppn = bm.allocate(0, 0, false, &mut First).unwrap();
+                bm.program_done(ppn).unwrap();
                 if p < valid {
                     bm.set_valid(ppn, i as Time * 10);
                 }
@@ -131,16 +136,33 @@ mod tests {
     #[test]
     fn greedy_takes_fewest_valid_oldest_first() {
         let bm = plane();
-        let mut blocks_by_fill: Vec<u32> = bm.plane_blocks(0).filter(|&b| bm.state[b as usize] == BlockState::Full).collect();
+        let mut blocks_by_fill: Vec<u32> = bm.plane_blocks(0).filter(|&b| bm.is_closed(b)).collect();
         blocks_by_fill.sort_by_key(|&b| bm.close_seq[b as usize]);
         assert_eq!(Greedy.select(0, &bm, 100), Some(blocks_by_fill[1]));
         assert_eq!(Fifo.select(0, &bm, 100), Some(blocks_by_fill[0]));
     }
 
     #[test]
+    fn blocks_with_programs_in_flight_are_never_victims() {
+        let mut bm = plane();
+        // A fifth block, fully allocated but with its last program still queued.
+        for p in 0..4 {
+            let ppn = bm.allocate(0, 0, false, &mut First).unwrap();
+            if p < 3 {
+                bm.program_done(ppn).unwrap();
+            }
+        }
+        let open = bm.plane_blocks(0).find(|&b| bm.state[b as usize] == crate::ftl::blocks::BlockState::Full && !bm.is_closed(b));
+        let open = open.expect("one block is full but not closed");
+        assert_eq!(bm.valid[open as usize], 0, "it has the fewest valid pages of all");
+        assert_ne!(Greedy.select(0, &bm, 0), Some(open));
+        assert_ne!(CostBenefit.select(0, &bm, 0), Some(open));
+    }
+
+    #[test]
     fn cost_benefit_prefers_old_sparse_blocks() {
         let bm = plane();
-        let mut order: Vec<u32> = bm.plane_blocks(0).filter(|&b| bm.state[b as usize] == BlockState::Full).collect();
+        let mut order: Vec<u32> = bm.plane_blocks(0).filter(|&b| bm.is_closed(b)).collect();
         order.sort_by_key(|&b| bm.close_seq[b as usize]);
         // Blocks 1 and 3 both hold one valid page; block 1 has been unchanged longer.
         assert_eq!(CostBenefit.select(0, &bm, 100), Some(order[1]));

@@ -1,7 +1,7 @@
 //! Wear levelling: dynamic (a new block is the least-erased free block) and static (cold
 //! data leaves the least-erased block when a plane's erase-count gap grows too wide).
 
-use crate::ftl::blocks::{BlockManager, BlockState, FreeBlockPicker};
+use crate::ftl::blocks::{BlockManager, FreeBlockPicker};
 use crate::ftl::policy::WearLeveler;
 
 pub struct EraseCountLeveler {
@@ -35,7 +35,7 @@ impl WearLeveler for EraseCountLeveler {
         for b in blocks.plane_blocks(plane) {
             let ec = blocks.erase_count[b as usize];
             max = max.max(ec);
-            if blocks.state[b as usize] == BlockState::Full
+            if blocks.is_closed(b)
                 && blocks.valid[b as usize] > 0
                 && coldest.is_none_or(|c| ec < blocks.erase_count[c as usize])
             {

@@ -63,6 +63,8 @@ pub struct Counters {
     pub buffer_flushes: u64,
     pub inflight_read_hits: u64,
     pub unmapped_reads: u64,
+    pub unmapped_zero_reads: u64,
+    pub wl_blocks_erased: u64,
     pub materialized_pages: u64,
     pub cmt_hits: u64,
     pub cmt_misses: u64,
