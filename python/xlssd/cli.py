@@ -48,6 +48,23 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="print neither progress nor the summary")
 
     sub.add_parser("presets", help="list device presets")
+
+    ecc = sub.add_parser("ecc", help="error-correcting code calculators", description="BCH code calculators (seed 001, Eq. 2).")
+    ecc_sub = ecc.add_subparsers(dest="ecc_command", required=True, metavar="COMMAND")
+    req = ecc_sub.add_parser("required-t", help="smallest BCH t meeting a target UBER at an RBER")
+    req.add_argument("--rber", type=float, required=True, help="raw bit error rate")
+    req.add_argument("--uber", type=float, required=True, help="target uncorrectable bit error rate")
+    req.add_argument("--k", type=int, default=4096, metavar="BYTES", help="data bytes per codeword (default 4096)")
+    req.add_argument("--m", type=int, default=0, help="field exponent of GF(2^m) (default: the smallest that fits)")
+    uber = ecc_sub.add_parser("uber", help="UBER of a t-correcting BCH code at an RBER")
+    uber.add_argument("--rber", type=float, required=True, help="raw bit error rate")
+    uber.add_argument("--t", type=int, required=True, help="correction capability in bits per codeword")
+    uber.add_argument("--k", type=int, default=4096, metavar="BYTES", help="data bytes per codeword (default 4096)")
+
+    rep = sub.add_parser("reproduce", help="reproduce a published result", description="Reproduce a published result.")
+    rep.add_argument("name", nargs="?", help="experiment name (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the experiments")
+    rep.add_argument("--quick", action="store_true", help="a scaled-down version that finishes quickly")
     return p
 
 
@@ -135,6 +152,34 @@ def _cmd_presets(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ecc(args: argparse.Namespace) -> int:
+    if args.ecc_command == "required-t":
+        found = _core.ecc_required_t(args.rber, args.uber, args.k, args.m)
+        if found is None:
+            print(f"no BCH code with t <= 4096 reaches UBER {args.uber:g} at RBER {args.rber:g}")
+            return 1
+        t, m, parity, decode_ns = found
+        print(f"t = {t}  (GF(2^{m}), {parity} parity bits = {parity / 8:g} bytes, "
+              f"worst-case decode {decode_ns / 1000:.1f} us)")
+        return 0
+    if args.t < 0:
+        raise _core.ConfigError(f"--t: value {args.t} is out of range: expected t >= 0")
+    print(f"UBER = {_core.ecc_uber(args.rber, args.t, args.k):.4e}")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from xlssd.reproduce import REGISTRY
+
+    if args.list or not args.name:
+        for name, (description, _run) in sorted(REGISTRY.items()):
+            print(f"{name:20} {description}")
+        return 0
+    if args.name not in REGISTRY:
+        raise _core.ConfigError(f"unknown experiment `{args.name}`; experiments are: {', '.join(sorted(REGISTRY))}")
+    return REGISTRY[args.name][1](args.quick)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -142,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "presets":
             return _cmd_presets(args)
+        if args.command == "ecc":
+            return _cmd_ecc(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
     except (_core.ConfigError, _core.TraceError, _core.WorkloadError) as e:
         print(f"xlssd: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -8,6 +8,7 @@
 pub mod config;
 pub mod controller;
 pub mod engine;
+pub mod ecc;
 pub mod error;
 pub mod ftl;
 pub mod host;

@@ -75,6 +75,44 @@ fn logical_sectors(config_json: &str) -> PyResult<u64> {
     guarded(|| Ok(xlssd_core::logical_sectors(&Config::from_json_str(config_json)?)))
 }
 
+fn bch(k_bytes: u32, m: u32) -> PyResult<xlssd_core::ecc::bch::BchConfig> {
+    if k_bytes == 0 {
+        return Err(ConfigError::new_err("--k: the message length must be at least 1 byte"));
+    }
+    if m != 0 && !(3..=32).contains(&m) {
+        return Err(ConfigError::new_err(format!("--m: value {m} is out of range: expected 0 (automatic) or 3..=32")));
+    }
+    Ok(xlssd_core::ecc::bch::BchConfig { k_bytes, m, ..Default::default() })
+}
+
+fn rber_arg(rber: f64) -> PyResult<f64> {
+    if !(rber.is_finite() && rber > 0.0 && rber < 0.5) {
+        return Err(ConfigError::new_err(format!("--rber: value {rber} is out of range: expected 0 < RBER < 0.5")));
+    }
+    Ok(rber)
+}
+
+/// The smallest BCH correction capability t meeting `uber` at `rber` (None beyond 4,096),
+/// with its field exponent, parity bits and decode latency: (t, m, parity_bits, decode_ns).
+#[pyfunction]
+#[pyo3(signature = (rber, uber, k_bytes=4096, m=0))]
+fn ecc_required_t(rber: f64, uber: f64, k_bytes: u32, m: u32) -> PyResult<Option<(u32, u32, u64, u64)>> {
+    let code = bch(k_bytes, m)?;
+    let rber = rber_arg(rber)?;
+    if !(uber.is_finite() && uber > 0.0 && uber < 1.0) {
+        return Err(ConfigError::new_err(format!("--uber: value {uber} is out of range: expected 0 < UBER < 1")));
+    }
+    Ok(code.required_t(rber, uber).map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
+}
+
+/// UBER of a t-correcting BCH code at `rber` (seed 001, Eq. 2).
+#[pyfunction]
+#[pyo3(signature = (rber, t, k_bytes=4096))]
+fn ecc_uber(rber: f64, t: u32, k_bytes: u32) -> PyResult<f64> {
+    let code = bch(k_bytes, 0)?;
+    Ok(code.uber(rber_arg(rber)?, t))
+}
+
 struct PyProgress {
     callback: Py<PyAny>,
 }
@@ -126,5 +164,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_workload_spec, m)?)?;
     m.add_function(wrap_pyfunction!(logical_sectors, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
+    m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
     Ok(())
 }

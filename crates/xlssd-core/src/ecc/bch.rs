@@ -1,0 +1,216 @@
+//! BCH codes as a model: the uncorrectable bit error rate for a raw bit error rate and a
+//! correction capability t (seed 001, Eq. 2), the smallest t that meets a target UBER, the
+//! parity it costs, and encode and decode latency.
+//!
+//! Eq. 2 is UBER = (1/n) sum_{i=t+1}^{n} C(n, i) RBER^i (1 - RBER)^(n - i). Its terms span
+//! hundreds of orders of magnitude for t up to 500 and RBER up to 0.1, so they are summed in
+//! log space. n is the number of data bits a codeword protects (the page's message length):
+//! with that choice the equation gives the required t of seed 001 Tables II and IV within
+//! 10% or 2 (see `xlssd reproduce tecs15-ecc`); counting the parity bits in n as well moves
+//! the end-of-life ISPP-RV cell from 399 to 480, so the paper evidently did not.
+
+use serde::{Deserialize, Serialize};
+
+/// A BCH code protecting `k_bytes` of data per codeword, over GF(2^m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BchConfig {
+    /// Data bytes per codeword (seed 001 protects a whole 4 KB page with one codeword).
+    pub k_bytes: u32,
+    /// Field exponent m; 0 picks the smallest m with 2^m - 1 >= k + m t.
+    pub m: u32,
+    /// Decoder clock in MHz (seed 001 Sec. 3: 100 MHz).
+    pub clock_mhz: f64,
+    /// Bits processed per clock by the syndrome, encoder and Chien-search stages (seed
+    /// 001 Sec. 3: 8-bit data parallelism, 8 Chien evaluations per cycle).
+    pub parallelism: u32,
+}
+
+impl Default for BchConfig {
+    fn default() -> Self {
+        BchConfig { k_bytes: 4096, m: 0, clock_mhz: 100.0, parallelism: 8 }
+    }
+}
+
+/// Largest t searched for; beyond it a code is treated as unable to meet the target.
+pub const MAX_T: u32 = 4096;
+
+/// Natural log of the binomial tail P[X > t] for X ~ Binomial(n, p), divided by n.
+pub fn log_uber(rber: f64, t: u64, n: u64) -> f64 {
+    if rber <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if t >= n {
+        return f64::NEG_INFINITY;
+    }
+    let rber = rber.min(1.0 - 1e-15);
+    let (lp, lq) = (rber.ln(), (-rber).ln_1p());
+    let ln_fact = |x: u64| libm::lgamma(x as f64 + 1.0);
+    let ln_nf = ln_fact(n);
+    let log_term = |i: u64| ln_nf - ln_fact(i) - ln_fact(n - i) + i as f64 * lp + (n - i) as f64 * lq;
+    let mode = (n as f64 * rber).floor() as u64;
+    // Sum outward from the largest term: from t+1 upwards, the terms rise to the mode (if
+    // it lies above t) and then fall; stop once they are 1e-40 of the largest.
+    let mut max = f64::NEG_INFINITY;
+    let mut acc = 0.0f64; // sum of exp(term - max)
+    let mut add = |lt: f64, max: &mut f64, acc: &mut f64| {
+        if lt > *max {
+            *acc = *acc * (*max - lt).exp() + 1.0;
+            *max = lt;
+        } else {
+            *acc += (lt - *max).exp();
+        }
+    };
+    let mut i = t + 1;
+    while i <= n {
+        let lt = log_term(i);
+        add(lt, &mut max, &mut acc);
+        if i > mode && lt < max - 92.0 {
+            break;
+        }
+        i += 1;
+    }
+    max + acc.ln() - (n as f64).ln()
+}
+
+impl BchConfig {
+    pub fn data_bits(&self) -> u64 {
+        self.k_bytes as u64 * 8
+    }
+
+    /// UBER of a t-correcting code at a raw bit error rate.
+    pub fn uber(&self, rber: f64, t: u32) -> f64 {
+        log_uber(rber, t as u64, self.data_bits()).exp()
+    }
+
+    /// The smallest t whose UBER is at most `target`, or `None` above [`MAX_T`].
+    pub fn required_t(&self, rber: f64, target: f64) -> Option<u32> {
+        let goal = target.ln();
+        if log_uber(rber, 0, self.data_bits()) <= goal {
+            return Some(0);
+        }
+        // UBER falls as t grows: bisect on [1, MAX_T].
+        let (mut lo, mut hi) = (0u32, MAX_T);
+        if log_uber(rber, hi as u64, self.data_bits()) > goal {
+            return None;
+        }
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if log_uber(rber, mid as u64, self.data_bits()) <= goal {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    /// Field exponent for a t-correcting code: the configured m, or the smallest m with
+    /// 2^m - 1 >= k + m t (seed 001 Sec. 3).
+    pub fn field_m(&self, t: u32) -> u32 {
+        if self.m > 0 {
+            return self.m;
+        }
+        let k = self.data_bits();
+        (3..=32).find(|&m| (1u64 << m) - 1 >= k + m as u64 * t as u64).unwrap_or(32)
+    }
+
+    /// Parity bits of a t-correcting code: m t.
+    pub fn parity_bits(&self, t: u32) -> u64 {
+        self.field_m(t) as u64 * t as u64
+    }
+
+    fn cycle_ns(&self) -> f64 {
+        1e3 / self.clock_mhz
+    }
+
+    /// Encoding time: the codeword streams through the encoder, whatever t is.
+    pub fn encode_ns(&self, t: u32) -> u64 {
+        let bits = self.data_bits() + self.parity_bits(t);
+        (bits.div_ceil(self.parallelism as u64) as f64 * self.cycle_ns()).ceil() as u64
+    }
+
+    /// Worst-case decoding time: syndrome computation and Chien search stream the codeword
+    /// (one pass each), and the Berlekamp-Massey solver takes about 2 t^2 cycles, so latency
+    /// grows with t and dominates for strong codes.
+    pub fn decode_ns(&self, t: u32) -> u64 {
+        if t == 0 {
+            return 0;
+        }
+        let bits = self.data_bits() + self.parity_bits(t);
+        let streaming = 2 * bits.div_ceil(self.parallelism as u64);
+        let solver = 2 * t as u64 * t as u64;
+        ((streaming + solver) as f64 * self.cycle_ns()).ceil() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact binomial tail for a small code, summed directly.
+    fn direct(p: f64, t: u64, n: u64) -> f64 {
+        let mut c = 1.0f64;
+        let mut s = 0.0;
+        for i in 0..=n {
+            if i > 0 {
+                c = c * (n - i + 1) as f64 / i as f64;
+            }
+            if i > t {
+                s += c * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32);
+            }
+        }
+        s / n as f64
+    }
+
+    #[test]
+    fn log_space_sum_matches_direct_sum_on_small_codes() {
+        for &(p, t, n) in &[(0.01, 2u64, 100u64), (0.05, 10, 200), (0.001, 1, 500), (0.2, 30, 120)] {
+            let ours = log_uber(p, t, n).exp();
+            let exact = direct(p, t, n);
+            assert!((ours - exact).abs() / exact < 1e-9, "p {p} t {t} n {n}: {ours} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn stays_finite_at_the_extremes() {
+        let b = BchConfig::default();
+        for &(p, t) in &[(0.1, 500u32), (1e-9, 500), (0.1, 1), (1e-12, 1)] {
+            let l = log_uber(p, t as u64, b.data_bits());
+            assert!(l.is_finite(), "p {p} t {t}: {l}");
+        }
+        assert!(b.uber(0.1, 500) > 1e-6, "t=500 cannot cope with 3,277 expected errors");
+        assert!(b.uber(1e-6, 500) < 1e-300 || b.uber(1e-6, 500) == 0.0);
+    }
+
+    #[test]
+    fn required_t_never_falls_as_rber_grows() {
+        let b = BchConfig::default();
+        let mut last = 0;
+        for e in 0..70 {
+            let rber = 1e-7 * 10f64.powf(e as f64 / 12.0);
+            let t = b.required_t(rber, 1e-13).unwrap();
+            assert!(t >= last, "rber {rber}: t {t} < {last}");
+            last = t;
+        }
+        assert!(last > 400);
+    }
+
+    #[test]
+    fn required_t_is_the_smallest_meeting_the_target() {
+        let b = BchConfig::default();
+        let t = b.required_t(1.526e-3, 1e-13).unwrap();
+        assert!(b.uber(1.526e-3, t) <= 1e-13);
+        assert!(b.uber(1.526e-3, t - 1) > 1e-13);
+    }
+
+    #[test]
+    fn field_and_parity_follow_the_code_length() {
+        let b = BchConfig::default();
+        // 32,768 data bits need GF(2^16): 2^15 - 1 < 32,768.
+        assert_eq!(b.field_m(93), 16);
+        assert_eq!(b.parity_bits(93), 1488); // 186 bytes, seed 001 Sec. 3
+        assert!(b.decode_ns(93) > b.decode_ns(4));
+        assert!(b.encode_ns(93) - b.encode_ns(4) < b.encode_ns(4) / 10, "encoding is nearly constant in t");
+    }
+}
