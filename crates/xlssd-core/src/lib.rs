@@ -13,6 +13,7 @@ pub mod error;
 pub mod ftl;
 pub mod host;
 pub mod nand;
+pub mod physics;
 pub mod report;
 pub mod sim;
 pub mod stats;

@@ -113,6 +113,56 @@ fn ecc_uber(rber: f64, t: u32, k_bytes: u32) -> PyResult<f64> {
     Ok(code.uber(rber_arg(rber)?, t))
 }
 
+/// RBER of a page under a physics model: `model` is "power-law" or "exp-linear";
+/// read disturbance (seed 003) adds to it for `reads` reads of `page_type` in `read_mode`.
+/// Returns (rber, rber without read disturbance, reads the block survives before the
+/// hard-decode limit of 1e-3 under this read pattern).
+#[pyfunction]
+#[pyo3(signature = (model, pe=0.0, retention_h=0.0, reads=0.0, algorithm="sv", page_type=2, read_mode=0))]
+fn physics_rber(
+    model: &str,
+    pe: f64,
+    retention_h: f64,
+    reads: f64,
+    algorithm: &str,
+    page_type: usize,
+    read_mode: usize,
+) -> PyResult<(f64, f64, f64)> {
+    use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
+    use xlssd_core::physics::{Ispp, PageHistory, RberModel};
+    for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(ConfigError::new_err(format!("{name}: value {v} is out of range: expected a number >= 0")));
+        }
+    }
+    let alg = match algorithm {
+        "sv" => Ispp::Sv,
+        "dv" => Ispp::Dv,
+        "rv" => Ispp::Rv,
+        other => return Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
+    };
+    let rd = ReadDisturbConfig::default();
+    if page_type >= rd.beta.len() || read_mode >= rd.alpha.len() {
+        return Err(ConfigError::new_err(format!(
+            "--page-type must be below {} and --read-mode below {}",
+            rd.beta.len(),
+            rd.alpha.len()
+        )));
+    }
+    let page = PageHistory { pe, retention_h, weighted_reads: 0.0, algorithm: alg };
+    let base = match model {
+        "power-law" => PowerLawConfig::default().rber(&page),
+        "exp-linear" => ExpLinearConfig::default().rber(&page),
+        other => {
+            return Err(ConfigError::new_err(format!("--model: unknown `{other}`; expected power-law or exp-linear")))
+        }
+    };
+    let weighted = reads * rd.weight(page_type, read_mode);
+    let total = (base + rd.rber(weighted)).min(xlssd_core::physics::MAX_RBER);
+    let hard_limit = xlssd_core::ecc::ldpc::LdpcConfig::default().hard_limit;
+    Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
+}
+
 struct PyProgress {
     callback: Py<PyAny>,
 }
@@ -166,5 +216,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
+    m.add_function(wrap_pyfunction!(physics_rber, m)?)?;
     Ok(())
 }

@@ -1,0 +1,55 @@
+//! Device physics as pure models: given a page's history they answer its raw bit error rate
+//! (RBER) and how long programming takes. They hold no simulation state of their own.
+//!
+//! - [`ispp`]: the programming algorithms of seed 001 (ISPP-SV, -DV, -RV): program time,
+//!   RBER right after writing, relative program power.
+//! - [`power_law`]: seed 001 Eq. 1, RBER = RBER_wr(PE) + B (PE^n t)^m.
+//! - [`exp_linear`]: seed 002 Eq. 1, RBER = G(PE) + H(t), G exponential and H linear.
+//! - [`read_disturb`]: seed 003 Eq. 2.1 and Table 5, RBER growth with weighted reads.
+
+pub mod exp_linear;
+pub mod ispp;
+pub mod power_law;
+pub mod read_disturb;
+
+use serde::{Deserialize, Serialize};
+
+pub use ispp::Ispp;
+
+/// What the models need to know about a page.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageHistory {
+    /// Program/erase cycles of its block (effective wear: a cycle may count less than 1).
+    pub pe: f64,
+    /// Hours since the page was programmed, on the retention clock.
+    pub retention_h: f64,
+    /// Reads of its block since the last erase, weighted by page type and read mode.
+    pub weighted_reads: f64,
+    /// How it was programmed.
+    pub algorithm: Ispp,
+}
+
+impl PageHistory {
+    pub fn fresh(algorithm: Ispp) -> Self {
+        PageHistory { pe: 0.0, retention_h: 0.0, weighted_reads: 0.0, algorithm }
+    }
+}
+
+/// A raw-bit-error-rate model.
+pub trait RberModel {
+    fn rber(&self, page: &PageHistory) -> f64;
+}
+
+/// Which RBER model a device uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Fixed latencies and no bit errors: the core simulator alone.
+    None,
+    PowerLaw,
+    ExpLinear,
+}
+
+/// RBERs are probabilities; models are clamped to this ceiling so that a far extrapolation
+/// cannot leave [0, 0.5].
+pub const MAX_RBER: f64 = 0.5;
