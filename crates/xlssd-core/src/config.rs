@@ -25,6 +25,9 @@ pub struct Config {
     pub precondition: PreconditionConfig,
     pub energy: EnergyConfig,
     pub workload: WorkloadConfig,
+    pub physics: PhysicsConfig,
+    pub ecc: EccConfig,
+    pub aging: AgingConfig,
 }
 
 impl Default for Config {
@@ -43,6 +46,9 @@ impl Default for Config {
             precondition: PreconditionConfig::default(),
             energy: EnergyConfig::default(),
             workload: WorkloadConfig::default(),
+            physics: PhysicsConfig::default(),
+            ecc: EccConfig::default(),
+            aging: AgingConfig::default(),
         }
     }
 }
@@ -449,6 +455,108 @@ impl Default for WorkloadConfig {
     }
 }
 
+/// Device physics: which RBER model pages follow, how they are programmed, and how fast
+/// data ages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PhysicsConfig {
+    /// `none` keeps the fixed-latency core (no bit errors); `power-law` (seed 001 Eq. 1) or
+    /// `exp-linear` (seed 002 Eq. 1) give every page an RBER.
+    pub model: crate::physics::ModelKind,
+    /// Programming algorithm of every page (seed 001): `sv`, `dv` or `rv`.
+    pub algorithm: crate::physics::Ispp,
+    /// Fraction by which program time has fallen at 100,000 P/E cycles (cells program
+    /// faster as they wear; seed 001 Sec. 2.2).
+    pub program_speedup_at_100k: f64,
+    /// Hours of retention that pass per hour of simulated I/O, so that months-old data can
+    /// be studied without simulating months.
+    pub retention_scale: f64,
+    /// Whether reads disturb their block (seed 003).
+    pub read_disturb: bool,
+    pub power_law: crate::physics::power_law::PowerLawConfig,
+    pub exp_linear: crate::physics::exp_linear::ExpLinearConfig,
+    pub read_disturbance: crate::physics::read_disturb::ReadDisturbConfig,
+}
+
+impl Default for PhysicsConfig {
+    fn default() -> Self {
+        PhysicsConfig {
+            model: crate::physics::ModelKind::None,
+            algorithm: crate::physics::Ispp::Sv,
+            program_speedup_at_100k: 0.2,
+            retention_scale: 1.0,
+            read_disturb: true,
+            power_law: Default::default(),
+            exp_linear: Default::default(),
+            read_disturbance: Default::default(),
+        }
+    }
+}
+
+/// Which decoder protects the pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EccScheme {
+    /// No decoding stage: reads cost sense and transfer only.
+    None,
+    /// A BCH code with read-retry (seed 001).
+    Bch,
+    /// The LDPC flow of seed 002: hard decode, soft levels, RAID.
+    Ldpc,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EccConfig {
+    pub scheme: EccScheme,
+    /// UBER the adaptive BCH code is sized for (seed 001: 1e-13 standard, 1e-15 enhanced,
+    /// 1e-11 reduced).
+    pub target_uber: f64,
+    /// BCH correction capability per codeword; 0 adapts t to the page's wear and
+    /// programming algorithm at program time to hold `target_uber` (seed 001 Table IV).
+    pub bch_t: u32,
+    pub bch: crate::ecc::bch::BchConfig,
+    pub ldpc: crate::ecc::ldpc::LdpcConfig,
+    /// Read-retry steps after a failed BCH decode, each a new sense, transfer and decode
+    /// with shifted read references.
+    pub retry_steps: u32,
+    /// RBER left after each retry step, as a fraction of the step before (a shifted read
+    /// reference recovers part of the drifted cells).
+    pub retry_rber_factor: f64,
+}
+
+impl Default for EccConfig {
+    fn default() -> Self {
+        EccConfig {
+            scheme: EccScheme::None,
+            target_uber: 1e-13,
+            bch_t: 0,
+            bch: Default::default(),
+            ldpc: Default::default(),
+            retry_steps: 8,
+            retry_rber_factor: 0.6,
+        }
+    }
+}
+
+/// The device's state before the run: wear and the age of its data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgingConfig {
+    /// Mean P/E cycles every block has already seen.
+    pub initial_pe: f64,
+    /// Blocks' P/E counts are spread uniformly over initial_pe +- this many cycles.
+    pub initial_pe_spread: f64,
+    /// Hours since the preconditioned data was written, when the run starts.
+    pub data_age_h: f64,
+}
+
+impl Default for AgingConfig {
+    fn default() -> Self {
+        AgingConfig { initial_pe: 0.0, initial_pe_spread: 0.0, data_age_h: 0.0 }
+    }
+}
+
 fn bad(key: &str, value: impl std::fmt::Display, expected: &str) -> Error {
     Error::Config { key: key.to_string(), message: format!("value {value} is out of range: expected {expected}") }
 }
@@ -680,7 +788,81 @@ impl Config {
             }
         }
         self.workload.validate("workload")?;
+        self.validate_physics()?;
         self.validate_capacity()
+    }
+
+    fn validate_physics(&self) -> Result<()> {
+        let p = &self.physics;
+        fraction("physics.program_speedup_at_100k", p.program_speedup_at_100k, false, true)?;
+        if !(p.retention_scale.is_finite() && p.retention_scale >= 0.0 && p.retention_scale <= 1e12) {
+            return Err(bad("physics.retention_scale", p.retention_scale, "a number in [0, 1e12]"));
+        }
+        for (k, v) in [
+            ("physics.power_law.b", p.power_law.b),
+            ("physics.power_law.n", p.power_law.n),
+            ("physics.power_law.m", p.power_law.m),
+            ("physics.exp_linear.a", p.exp_linear.a),
+            ("physics.exp_linear.b", p.exp_linear.b),
+            ("physics.exp_linear.c", p.exp_linear.c),
+            ("physics.read_disturbance.rber_per_read", p.read_disturbance.rber_per_read),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad(k, v, "a number >= 0"));
+            }
+        }
+        let types = self.geometry.cell.bits_per_cell();
+        if p.read_disturbance.beta.len() < types || p.read_disturbance.beta.iter().any(|b| !(b.is_finite() && *b >= 0.0)) {
+            return Err(bad(
+                "physics.read_disturbance.beta",
+                format!("{:?}", p.read_disturbance.beta),
+                &format!("one weight >= 0 per page type ({types})"),
+            ));
+        }
+        if p.read_disturbance.alpha.is_empty() || p.read_disturbance.alpha.iter().any(|a| !(a.is_finite() && *a > 0.0)) {
+            return Err(bad("physics.read_disturbance.alpha", format!("{:?}", p.read_disturbance.alpha), "factors > 0, one per read mode"));
+        }
+        let e = &self.ecc;
+        if !(e.target_uber > 0.0 && e.target_uber < 1.0) {
+            return Err(bad("ecc.target_uber", e.target_uber, "a probability in (0, 1)"));
+        }
+        if e.bch_t > crate::ecc::bch::MAX_T {
+            return Err(bad("ecc.bch_t", e.bch_t, &format!("0 (adaptive) or at most {}", crate::ecc::bch::MAX_T)));
+        }
+        if e.bch.k_bytes == 0 || e.bch.k_bytes > self.geometry.page_size {
+            return Err(bad("ecc.bch.k_bytes", e.bch.k_bytes, "between 1 and geometry.page_size"));
+        }
+        if e.bch.m != 0 && !(3..=32).contains(&e.bch.m) {
+            return Err(bad("ecc.bch.m", e.bch.m, "0 (automatic) or 3 to 32"));
+        }
+        positive_f64("ecc.bch.clock_mhz", e.bch.clock_mhz)?;
+        positive_u32("ecc.bch.parallelism", e.bch.parallelism)?;
+        let l = &e.ldpc;
+        positive_f64("ecc.ldpc.hard_us", l.hard_us)?;
+        positive_f64("ecc.ldpc.soft_us", l.soft_us)?;
+        fraction("ecc.ldpc.hard_limit", l.hard_limit, true, true)?;
+        fraction("ecc.ldpc.soft_limit", l.soft_limit, true, true)?;
+        if l.soft_limit < l.hard_limit {
+            return Err(bad("ecc.ldpc.soft_limit", l.soft_limit, &format!("at least ecc.ldpc.hard_limit ({})", l.hard_limit)));
+        }
+        if !(l.raid_us.is_finite() && l.raid_us >= 0.0 && l.raid_us <= MAX_DURATION_US) {
+            return Err(bad("ecc.ldpc.raid_us", l.raid_us, "a number of microseconds >= 0 (0 disables RAID)"));
+        }
+        if e.retry_steps > 64 {
+            return Err(bad("ecc.retry_steps", e.retry_steps, "at most 64"));
+        }
+        fraction("ecc.retry_rber_factor", e.retry_rber_factor, true, true)?;
+        let a = &self.aging;
+        if !(a.initial_pe.is_finite() && a.initial_pe >= 0.0 && a.initial_pe <= 1e7) {
+            return Err(bad("aging.initial_pe", a.initial_pe, "a number of cycles in [0, 1e7]"));
+        }
+        if !(a.initial_pe_spread.is_finite() && a.initial_pe_spread >= 0.0 && a.initial_pe_spread <= a.initial_pe) {
+            return Err(bad("aging.initial_pe_spread", a.initial_pe_spread, "a number in [0, aging.initial_pe]"));
+        }
+        if !(a.data_age_h.is_finite() && a.data_age_h >= 0.0 && a.data_age_h <= 1e7) {
+            return Err(bad("aging.data_age_h", a.data_age_h, "a number of hours in [0, 1e7]"));
+        }
+        Ok(())
     }
 
     /// The logical space and the mapping table must fit outside the free-block reserve.

@@ -19,7 +19,58 @@ pub struct Report {
     pub ftl: FtlReport,
     pub nand: NandReport,
     pub energy: EnergyReport,
+    pub reliability: ReliabilityReport,
     pub sim: SimReport,
+}
+
+/// The read path's physics and decoding. All zero in the fixed-latency mode
+/// (`physics.model = "none"` and `ecc.scheme = "none"`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ReliabilityReport {
+    pub enabled: bool,
+    pub rber: RberReport,
+    pub decode: DecodeReport,
+    pub read_retries: RetryReport,
+    /// Reads whose data no stage could recover.
+    pub uncorrectable_reads: u64,
+    /// Mean time per host page read, in us, by where it went.
+    pub read_breakdown_us: ReadBreakdown,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RberReport {
+    pub mean: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct DecodeReport {
+    /// LDPC: reads recovered by the hard decode.
+    pub hard: u64,
+    /// LDPC: reads recovered at each soft level (index 0 = level 1).
+    pub soft: Vec<u64>,
+    /// LDPC: reads recovered by chip-level RAID.
+    pub raid: u64,
+    pub uncorrectable: u64,
+    /// BCH: reads decoded successfully (after any retries).
+    pub bch: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RetryReport {
+    /// Extra sense-transfer-decode steps per read.
+    pub mean: f64,
+    pub max: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ReadBreakdown {
+    pub sense: f64,
+    pub transfer: f64,
+    pub decode: f64,
+    /// From a read's first failed decode to its recovery.
+    pub retry: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

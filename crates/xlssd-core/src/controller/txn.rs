@@ -73,6 +73,9 @@ pub struct Txn {
     /// The host request waiting for it, or [`NO_OWNER`].
     pub owner: u32,
     pub plane: u32,
+    /// Reads: how many times this read has been sensed again after a failed decode
+    /// (read-retry step or LDPC soft level).
+    pub step: u8,
 }
 
 /// Transactions by id, reusing freed ids.
@@ -99,6 +102,11 @@ impl TxnSlab {
     #[inline]
     pub fn get(&self, id: u32) -> &Txn {
         &self.items[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Txn {
+        &mut self.items[id as usize]
     }
 
     pub fn remove(&mut self, id: u32) -> Txn {

@@ -53,7 +53,7 @@ pub fn log_uber(rber: f64, t: u64, n: u64) -> f64 {
     // it lies above t) and then fall; stop once they are 1e-40 of the largest.
     let mut max = f64::NEG_INFINITY;
     let mut acc = 0.0f64; // sum of exp(term - max)
-    let mut add = |lt: f64, max: &mut f64, acc: &mut f64| {
+    let add = |lt: f64, max: &mut f64, acc: &mut f64| {
         if lt > *max {
             *acc = *acc * (*max - lt).exp() + 1.0;
             *max = lt;

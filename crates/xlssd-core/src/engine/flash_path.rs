@@ -58,7 +58,7 @@ impl Simulator<'_> {
         if kind == TxnKind::GcWrite {
             self.note_relocated_mapping(lpn);
         }
-        self.enqueue(Txn { kind, ppn, lpn, owner, plane });
+        self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0 });
         self.maybe_start_gc(plane);
     }
 
@@ -110,7 +110,7 @@ impl Simulator<'_> {
             Some(tppn) if self.blocks.is_programmed(tppn) => {
                 self.pending_map_reads.insert(tvpn, vec![(lpn, work, write)]);
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
-                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane });
+                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0 });
             }
             // Never written, or still in the controller on its way to flash: nothing to read.
             _ => self.mapping_loaded(lpn, work, write),
@@ -164,12 +164,12 @@ impl Simulator<'_> {
         let die = self.geo.die_of_plane(t.plane);
         self.dies[die as usize].queues[t.kind.queue() as usize].push_back(id);
         self.die_load[die as usize] += 1;
-        self.try_start(die);
+        self.try_start_die(die);
     }
 
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
     /// when one of the die's planes is nearly out of free blocks.
-    fn try_start(&mut self, die: u32) {
+    pub(super) fn try_start_die(&mut self, die: u32) {
         if self.dies[die as usize].busy() {
             return;
         }
@@ -288,7 +288,13 @@ impl Simulator<'_> {
             let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
             let t = match op.class {
                 OpClass::Read => self.timing.read_ns(page_type),
-                OpClass::Program => self.timing.program_ns(page_type),
+                OpClass::Program => {
+                    let base = self.timing.program_ns(page_type);
+                    match self.rel {
+                        None => base,
+                        Some(_) => (base as f64 * self.program_time_factor(self.txns.get(id).ppn)).round() as Time,
+                    }
+                }
                 OpClass::Erase => self.timing.erase_ns,
             };
             longest = longest.max(t);
@@ -325,18 +331,26 @@ impl Simulator<'_> {
         self.die_busy[die as usize].add(activity, elapsed);
         self.die_load[die as usize] -= op.n as u32;
         for &id in op.txns() {
-            let t = self.txns.remove(id);
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
                 OpClass::Program => self.counters.flash_programs += 1,
                 OpClass::Erase => self.counters.flash_erases += 1,
             }
+            if op.class == OpClass::Read && self.rel.is_some() {
+                let ppn = self.txns.get(id).ppn;
+                self.note_sense(ppn);
+                let sense = self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(ppn)));
+                if self.start_decode(id, sense, self.timing.page_xfer_ns) {
+                    continue;
+                }
+            }
+            let t = self.txns.remove(id);
             self.txn_done(t);
         }
-        self.try_start(die);
+        self.try_start_die(die);
     }
 
-    fn txn_done(&mut self, t: Txn) {
+    pub(super) fn txn_done(&mut self, t: Txn) {
         match t.kind {
             TxnKind::HostRead => {
                 self.counters.host_flash_reads += 1;
@@ -371,6 +385,7 @@ impl Simulator<'_> {
             self.invariant(m);
             return;
         }
+        self.note_program(ppn);
         // A block becomes a GC candidate when its last program finishes.
         if self.geo.page_in_block(ppn) + 1 == self.geo.pages_per_block {
             let plane = self.geo.plane_of_block(self.geo.block_of(ppn));

@@ -33,7 +33,7 @@ impl Simulator<'_> {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
                 continue;
             };
-            self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane });
+            self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
         }
         self.scratch = pages;
     }
@@ -54,7 +54,7 @@ impl Simulator<'_> {
         }
         job.erase_issued = true;
         let ppn = self.geo.ppn(block, 0);
-        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane });
+        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane, step: 0 });
     }
 
     /// A victim page has been read into the controller: write it to its new home, unless the
@@ -81,6 +81,7 @@ impl Simulator<'_> {
             return;
         }
         self.blocks.erase(block);
+        self.note_erase(block);
         match self.gc_jobs[plane as usize].reason {
             Relocation::Gc => self.counters.gc_blocks_erased += 1,
             Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,

@@ -187,7 +187,7 @@ impl Simulator<'_> {
             return;
         }
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
-        let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane };
+        let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);
     }
 

@@ -6,6 +6,7 @@ mod check;
 mod flash_path;
 mod gc_path;
 mod host_path;
+mod reliability;
 mod report_build;
 mod setup;
 
@@ -51,6 +52,8 @@ enum Ev {
     WriteDataIn(u32),
     /// The host has been idle since the generation given: flush the write buffer.
     IdleFlush(u64),
+    /// A read's decode finished on its channel's ECC engine, with an outcome code.
+    Decoded(u32, u8),
 }
 
 /// A host request in flight.
@@ -202,6 +205,9 @@ pub struct Simulator<'s> {
     first_arrival_time: Option<Time>,
     last_completion: Time,
 
+    /// Physics and decoding of the read path; `None` in the fixed-latency mode.
+    rel: Option<reliability::Reliability>,
+
     check: bool,
     error: Option<Error>,
     setup_s: f64,
@@ -219,6 +225,8 @@ pub(crate) fn stream_seed(seed: u64, concern: u64) -> u64 {
 pub(crate) const SEED_WORKLOAD: u64 = 1;
 const SEED_GC: u64 = 2;
 const SEED_PRECONDITION: u64 = 3;
+const SEED_PHYSICS: u64 = 4;
+const SEED_AGING: u64 = 5;
 
 impl<'s> Simulator<'s> {
     pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
@@ -310,6 +318,13 @@ impl<'s> Simulator<'s> {
             energy: Energy::default(),
             first_arrival_time: None,
             last_completion: 0,
+            rel: reliability::Reliability::new(
+                cfg,
+                geo.blocks,
+                geo.pages,
+                geo.channels,
+                stream_seed(cfg.seed, SEED_PHYSICS),
+            ),
             check: false,
             error: None,
             setup_s: 0.0,
@@ -388,6 +403,7 @@ impl<'s> Simulator<'s> {
             Ev::PageDone(req) => self.page_done(req),
             Ev::ReqDone(req) => self.finish_request(req),
             Ev::WriteDataIn(req) => self.write_data_in(req),
+            Ev::Decoded(id, outcome) => self.on_decoded(id, outcome),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
                     self.write_back_all = true;

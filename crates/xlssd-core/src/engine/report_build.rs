@@ -49,6 +49,29 @@ fn round_j(x: f64) -> f64 {
 }
 
 impl Simulator<'_> {
+    fn reliability_report(&self) -> ReliabilityReport {
+        let Some(rel) = self.rel.as_ref() else { return ReliabilityReport::default() };
+        let s = &rel.stats;
+        let rber = s.rber.summary();
+        // The RBER histogram is in units of 1e-12; its summary divided by 1e3 (us from ns).
+        let scale = |x: f64| x * 1e3 / 1e12;
+        let per_read = |ns: u64| if s.host_page_reads > 0 { round3(ns as f64 / s.host_page_reads as f64 / 1e3) } else { 0.0 };
+        let retries = s.retries.summary();
+        ReliabilityReport {
+            enabled: true,
+            rber: RberReport { mean: scale(rber.mean), p99: scale(rber.p99), max: scale(rber.max) },
+            decode: DecodeReport { hard: s.hard, soft: s.soft.clone(), raid: s.raid, uncorrectable: s.uncorrectable, bch: s.bch_ok },
+            read_retries: RetryReport { mean: retries.mean, max: retries.max.round() as u64 },
+            uncorrectable_reads: s.uncorrectable,
+            read_breakdown_us: ReadBreakdown {
+                sense: per_read(s.sense_ns),
+                transfer: per_read(s.transfer_ns),
+                decode: per_read(s.decode_ns),
+                retry: per_read(s.retry_ns),
+            },
+        }
+    }
+
     pub(super) fn build_report(&self, setup_s: f64, wall_s: f64, workload: serde_json::Value) -> Report {
         let simulated_ns = self.q.now();
         let span_ns = self.last_completion.saturating_sub(self.first_arrival_time.unwrap_or(0));
@@ -139,6 +162,7 @@ impl Simulator<'_> {
                 transfer_j: round_j(e.transfer_j),
                 dram_j: round_j(e.dram_j),
             },
+            reliability: self.reliability_report(),
             sim: SimReport {
                 simulated_ns,
                 events,

@@ -4,7 +4,9 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{stream_seed, Simulator, SEED_PRECONDITION};
+use rand::Rng;
+
+use super::{stream_seed, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
 
@@ -31,11 +33,29 @@ impl Simulator<'_> {
 
     /// Brings the device to its state before the run.
     pub(super) fn set_up_device(&mut self) -> Result<()> {
+        self.age_blocks();
         self.precondition()?;
         if self.cmt.is_some() {
             self.store_translation_pages()?;
         }
         Ok(())
+    }
+
+    /// Gives every block the P/E cycles the device has already seen (`[aging]`).
+    fn age_blocks(&mut self) {
+        let a = &self.cfg.aging;
+        if a.initial_pe == 0.0 {
+            return;
+        }
+        let (mean, spread) = (a.initial_pe, a.initial_pe_spread);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_AGING));
+        for b in 0..self.geo.blocks as usize {
+            let pe = if spread > 0.0 { rng.gen_range(mean - spread..=mean + spread) } else { mean }.round().max(0.0);
+            self.blocks.erase_count[b] = pe as u32;
+            if let Some(rel) = self.rel.as_mut() {
+                rel.state.wear[b] = pe as f32;
+            }
+        }
     }
 
     /// With a cached mapping table the whole table lives in translation pages on flash from

@@ -2,6 +2,7 @@
 //! channel transfer times.
 
 mod geometry;
+pub mod state;
 mod timing;
 
 pub use geometry::{Geometry, PageAddr};

@@ -1,0 +1,297 @@
+//! The white-box read path: every read gets its RBER from the physics models and its
+//! latency and outcome from the decoder. A read whose decode fails is sensed, transferred
+//! and decoded again (a read-retry step, or the next LDPC soft level), occupying the die,
+//! the channel and the channel's ECC engine like any other operation.
+
+use rand::SeedableRng;
+use rand_distr::{Binomial, Distribution};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rustc_hash::FxHashMap;
+
+use super::{Ev, Simulator};
+use crate::config::{Config, EccScheme};
+use crate::controller::txn::{QueueClass, TxnKind};
+use crate::ecc::ldpc::Stage;
+use crate::nand::state::DeviceState;
+use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
+use crate::sim::Time;
+use crate::stats::LatencyStats;
+
+/// What a finished decode means for its read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decoded {
+    Success,
+    /// Sense, transfer and decode again with the next step.
+    Retry,
+    /// Recovered by chip-level RAID after every soft level failed.
+    Raid,
+    Uncorrectable,
+}
+
+/// Measurements of the read path.
+#[derive(Default)]
+pub(super) struct ReliabilityStats {
+    /// RBER of each page read, in units of 1e-12, for percentiles.
+    pub rber: LatencyStats,
+    pub hard: u64,
+    pub soft: Vec<u64>,
+    pub raid: u64,
+    pub uncorrectable: u64,
+    pub bch_ok: u64,
+    /// Extra read steps per completed read, in thousandths.
+    pub retries: LatencyStats,
+    /// Time of host page reads spent sensing, transferring, decoding and retrying, in ns.
+    pub sense_ns: u64,
+    pub transfer_ns: u64,
+    pub decode_ns: u64,
+    pub retry_ns: u64,
+    pub host_page_reads: u64,
+}
+
+pub(super) struct Reliability {
+    pub state: DeviceState,
+    model: Box<dyn RberModel>,
+    pub stats: ReliabilityStats,
+    rng: Xoshiro256PlusPlus,
+    /// When each channel's ECC engine is next free.
+    ecc_free: Vec<Time>,
+    /// Adaptive BCH t by (algorithm, wear in whole cycles).
+    t_cache: FxHashMap<(u8, u32), u32>,
+    /// When each read in its decode path first failed, to time its retries.
+    first_failure: FxHashMap<u32, Time>,
+}
+
+impl Reliability {
+    pub fn new(cfg: &Config, blocks: u32, pages: u32, channels: u32, seed: u64) -> Option<Reliability> {
+        let model: Box<dyn RberModel> = match cfg.physics.model {
+            ModelKind::None if cfg.ecc.scheme == EccScheme::None => return None,
+            ModelKind::None => Box::new(NoErrors),
+            ModelKind::PowerLaw => Box::new(cfg.physics.power_law.clone()),
+            ModelKind::ExpLinear => Box::new(cfg.physics.exp_linear.clone()),
+        };
+        Some(Reliability {
+            state: DeviceState::new(blocks, pages),
+            model,
+            stats: ReliabilityStats { soft: vec![0; cfg.ecc.ldpc.soft_levels as usize], ..Default::default() },
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            ecc_free: vec![0; channels as usize],
+            t_cache: FxHashMap::default(),
+            first_failure: FxHashMap::default(),
+        })
+    }
+}
+
+/// A device with no bit errors, for decoders studied alone.
+struct NoErrors;
+
+impl RberModel for NoErrors {
+    fn rber(&self, _page: &PageHistory) -> f64 {
+        0.0
+    }
+}
+
+impl Simulator<'_> {
+    /// The retention clock in hours: the data's age at the start plus simulated time,
+    /// scaled.
+    pub(super) fn retention_clock_h(&self) -> f64 {
+        self.cfg.aging.data_age_h + self.now() as f64 / 3.6e12 * self.cfg.physics.retention_scale
+    }
+
+    /// RBER of a page now: the model's wear and retention errors, plus read disturbance.
+    fn page_rber(&self, ppn: u32) -> f64 {
+        let Some(rel) = self.rel.as_ref() else { return 0.0 };
+        let block = self.geo.block_of(ppn) as usize;
+        let page = PageHistory {
+            pe: rel.state.wear[block] as f64,
+            retention_h: rel.state.age_h(ppn, self.retention_clock_h()),
+            weighted_reads: rel.state.reads[block] as f64,
+            algorithm: rel.state.algorithm(ppn, self.cfg.physics.algorithm),
+        };
+        let mut rber = rel.model.rber(&page);
+        if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
+            rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
+        }
+        rber.min(MAX_RBER)
+    }
+
+    /// A read sensed a page: its block has been disturbed once more.
+    pub(super) fn note_sense(&mut self, ppn: u32) {
+        if !self.cfg.physics.read_disturb {
+            return;
+        }
+        let page_type = self.geo.page_type(self.geo.page_in_block(ppn));
+        let w = self.cfg.physics.read_disturbance.weight(page_type, 0) as f32;
+        if let Some(rel) = self.rel.as_mut() {
+            rel.state.reads[self.geo.block_of(ppn) as usize] += w;
+        }
+    }
+
+    /// Program-time factor of a page relative to the configured program latency, which is
+    /// taken to be ISPP-SV's on a fresh block.
+    pub(super) fn program_time_factor(&self, ppn: u32) -> f64 {
+        let Some(rel) = self.rel.as_ref() else { return 1.0 };
+        if self.cfg.physics.model == ModelKind::None {
+            return 1.0;
+        }
+        let wear = rel.state.wear[self.geo.block_of(ppn) as usize] as f64;
+        let speedup = self.cfg.physics.program_speedup_at_100k;
+        crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
+            / crate::physics::Ispp::Sv.program_us_at_cycle_1()
+    }
+
+    /// Records a finished program for the retention clock.
+    pub(super) fn note_program(&mut self, ppn: u32) {
+        let clock = self.retention_clock_h();
+        let alg = self.cfg.physics.algorithm;
+        if let Some(rel) = self.rel.as_mut() {
+            rel.state.on_program(ppn, clock, alg);
+        }
+    }
+
+    pub(super) fn note_erase(&mut self, block: u32) {
+        if let Some(rel) = self.rel.as_mut() {
+            rel.state.on_erase(block, 1.0);
+        }
+    }
+
+    /// BCH correction capability of a page: fixed, or sized at program time for the
+    /// block's wear and the page's algorithm to meet the target UBER (seed 001 Table IV).
+    /// The block cannot have been erased since, so its wear now is its wear then.
+    fn bch_t(&mut self, ppn: u32) -> u32 {
+        if self.cfg.ecc.bch_t > 0 {
+            return self.cfg.ecc.bch_t;
+        }
+        let default = self.cfg.physics.algorithm;
+        let rel = self.rel.as_mut().expect("reliability is on");
+        let wear = rel.state.wear[self.geo.block_of(ppn) as usize].max(0.0) as u32;
+        let alg = rel.state.algorithm(ppn, default);
+        let key = (alg as u8, wear);
+        if let Some(&t) = rel.t_cache.get(&key) {
+            return t;
+        }
+        let rber = alg.rber_written(wear as f64);
+        let t = self.cfg.ecc.bch.required_t(rber, self.cfg.ecc.target_uber).unwrap_or(crate::ecc::bch::MAX_T);
+        rel.t_cache.insert(key, t);
+        t
+    }
+
+    /// A read's data is in the controller: decode it on the channel's ECC engine.
+    /// Returns false when there is no decoding stage (the read is done).
+    pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) -> bool {
+        if self.cfg.ecc.scheme == EccScheme::None && self.rel.is_none() {
+            return false;
+        }
+        let t = *self.txns.get(id);
+        let rber = self.page_rber(t.ppn);
+        let step = t.step as u32;
+        let (decode_ns, outcome) = match self.cfg.ecc.scheme {
+            EccScheme::None => (0, Decoded::Success),
+            EccScheme::Ldpc => {
+                let l = &self.cfg.ecc.ldpc;
+                let stage = l.stage_for(rber);
+                // The first pass is a hard decode; each later pass is a soft level whose
+                // extra sensing and transfer the die and channel have just done.
+                let decode_us = if step == 0 { l.hard_us } else { (l.soft_us - (sense_ns + xfer_ns) as f64 / 1e3).max(l.hard_us) };
+                let needed = l.soft_levels_tried(stage);
+                let outcome = if step >= needed {
+                    match stage {
+                        Stage::Hard | Stage::Soft(_) => Decoded::Success,
+                        Stage::Raid => Decoded::Raid,
+                        Stage::Uncorrectable => Decoded::Uncorrectable,
+                    }
+                } else {
+                    Decoded::Retry
+                };
+                ((decode_us * 1e3).round() as Time, outcome)
+            }
+            EccScheme::Bch => {
+                let code_t = self.bch_t(t.ppn);
+                let bits = self.cfg.ecc.bch.data_bits();
+                let effective = rber * self.cfg.ecc.retry_rber_factor.powi(step as i32);
+                let rel = self.rel.as_mut().expect("reliability is on");
+                let errors = if effective > 0.0 {
+                    Binomial::new(bits, effective.min(1.0)).map(|b| b.sample(&mut rel.rng)).unwrap_or(bits)
+                } else {
+                    0
+                };
+                let outcome = if errors <= code_t as u64 {
+                    Decoded::Success
+                } else if step < self.cfg.ecc.retry_steps {
+                    Decoded::Retry
+                } else {
+                    Decoded::Uncorrectable
+                };
+                (self.cfg.ecc.bch.decode_ns(code_t), outcome)
+            }
+        };
+        let now = self.now();
+        let ch = self.geo.channel_of_die(self.geo.die_of_plane(t.plane)) as usize;
+        let rel = self.rel.as_mut().expect("reliability is on");
+        if step == 0 {
+            rel.stats.rber.record((rber * 1e12).round() as u64, 0);
+        }
+        if t.kind == TxnKind::HostRead {
+            let s = &mut rel.stats;
+            if step == 0 {
+                s.sense_ns += sense_ns;
+                s.transfer_ns += xfer_ns;
+                s.decode_ns += decode_ns;
+                s.host_page_reads += 1;
+            }
+        }
+        if outcome == Decoded::Retry && step == 0 {
+            rel.first_failure.insert(id, now);
+        }
+        let start = rel.ecc_free[ch].max(now);
+        let end = start + decode_ns;
+        rel.ecc_free[ch] = end;
+        self.q.schedule(end, Ev::Decoded(id, outcome as u8));
+        true
+    }
+
+    /// A decode finished with `outcome`.
+    pub(super) fn on_decoded(&mut self, id: u32, outcome: u8) {
+        let outcome = [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable][outcome as usize];
+        let t = *self.txns.get(id);
+        if outcome == Decoded::Retry {
+            // Back to the die, ahead of other reads: it is the oldest read there.
+            self.txns.get_mut(id).step += 1;
+            let die = self.geo.die_of_plane(t.plane);
+            let qc = if t.kind == TxnKind::GcRead { QueueClass::Gc } else { QueueClass::Read };
+            self.dies[die as usize].queues[qc as usize].push_front(id);
+            self.die_load[die as usize] += 1;
+            self.try_start_die(die);
+            return;
+        }
+        if outcome == Decoded::Raid {
+            let raid = (self.cfg.ecc.ldpc.raid_us * 1e3).round() as Time;
+            let rel = self.rel.as_mut().expect("reliability is on");
+            rel.stats.raid += 1;
+            self.q.schedule_in(raid, Ev::Decoded(id, Decoded::Success as u8));
+            self.txns.get_mut(id).step = u8::MAX; // already counted
+            return;
+        }
+        let now = self.now();
+        let scheme = self.cfg.ecc.scheme;
+        let rel = self.rel.as_mut().expect("reliability is on");
+        let steps = if t.step == u8::MAX { self.cfg.ecc.ldpc.soft_levels } else { t.step as u32 };
+        match outcome {
+            Decoded::Uncorrectable => rel.stats.uncorrectable += 1,
+            _ if t.step == u8::MAX => {}
+            _ => match scheme {
+                EccScheme::Ldpc if t.step == 0 => rel.stats.hard += 1,
+                EccScheme::Ldpc => rel.stats.soft[t.step as usize - 1] += 1,
+                _ => rel.stats.bch_ok += 1,
+            },
+        }
+        // In thousandths of a step, so that the summary's three decimals keep the mean.
+        rel.stats.retries.record(steps as u64 * 1000, 0);
+        if let Some(first) = rel.first_failure.remove(&id) {
+            if t.kind == TxnKind::HostRead {
+                rel.stats.retry_ns += now - first;
+            }
+        }
+        let t = self.txns.remove(id);
+        self.txn_done(t);
+    }
+}

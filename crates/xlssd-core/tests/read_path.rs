@@ -1,0 +1,119 @@
+//! The white-box read path: latency and outcome of each read follow from its page's RBER
+//! and the decoder, exactly as the stages and retries predict.
+
+mod common;
+
+use common::*;
+use xlssd_core::config::EccScheme;
+use xlssd_core::ecc::ldpc::Stage;
+use xlssd_core::host::Op;
+use xlssd_core::physics::{power_law::PowerLawConfig, Ispp, ModelKind, PageHistory, RberModel};
+
+/// One read of a preconditioned page on an idle device, with the given aging.
+fn idle_read(pe: f64, age_h: f64, scheme: EccScheme) -> xlssd_core::Report {
+    let mut cfg = small();
+    cfg.precondition.occupancy = 0.5;
+    cfg.physics.model = ModelKind::PowerLaw;
+    cfg.physics.read_disturb = false;
+    cfg.ecc.scheme = scheme;
+    cfg.aging.initial_pe = pe;
+    cfg.aging.data_age_h = age_h;
+    let reqs = vec![req(0, 3, 1, Op::Read, 8)];
+    run(&cfg, VecSource::open(reqs), true)
+}
+
+#[test]
+fn fixed_latency_mode_ignores_physics_parameters() {
+    let mut a = small();
+    a.precondition.occupancy = 0.5;
+    a.cache.capacity_bytes = 1 << 18;
+    let mut b = a.clone();
+    b.physics.retention_scale = 1000.0;
+    b.physics.algorithm = Ispp::Rv;
+    b.aging.data_age_h = 5000.0;
+    let mk = || (0..3000u64).map(|i| req(i * 20_000, (i * 7919) % 3000, 1 + (i % 3) as u32, if i % 3 == 0 { Op::Write } else { Op::Read }, 8)).collect();
+    let ra = run(&a, VecSource::open(mk()), false);
+    let rb = run(&b, VecSource::open(mk()), false);
+    assert!(!ra.reliability.enabled && !rb.reliability.enabled);
+    let strip = |r: &xlssd_core::Report| {
+        let mut r = r.clone();
+        r.clear_wall_clock();
+        r.config = serde_json::Value::Null;
+        r.to_json()
+    };
+    assert_eq!(strip(&ra), strip(&rb));
+}
+
+#[test]
+fn ldpc_read_latency_follows_the_decoding_stages() {
+    let ldpc = xlssd_core::ecc::ldpc::LdpcConfig::default();
+    let (t_r, xfer) = (50_000u64, 10_240u64);
+    let model = PowerLawConfig::default();
+    for &(pe, age) in &[(1.0, 0.0), (3_000.0, 8_760.0), (10_000.0, 8_760.0 * 2.0), (10_000.0, 8_760.0 * 5.0), (30_000.0, 8_760.0 * 10.0)] {
+        let r = idle_read(pe, age, EccScheme::Ldpc);
+        let rber = model.rber(&PageHistory { pe, retention_h: age, weighted_reads: 0.0, algorithm: Ispp::Sv });
+        assert!((r.reliability.rber.max - rber).abs() / rber < 1e-3, "pe {pe} age {age}: {} vs {rber}", r.reliability.rber.max);
+        let stage = ldpc.stage_for(rber);
+        let levels = ldpc.soft_levels_tried(stage) as u64;
+        let soft_decode = ((ldpc.soft_us * 1e3) as u64 - t_r - xfer).max((ldpc.hard_us * 1e3) as u64);
+        let mut expected = t_r + xfer + (ldpc.hard_us * 1e3) as u64 + levels * (t_r + xfer + soft_decode);
+        if stage == Stage::Raid {
+            expected += (ldpc.raid_us * 1e3) as u64;
+        }
+        assert_eq!(r.host.read.latency_us.max, expected as f64 / 1e3, "pe {pe} age {age}: stage {stage:?}");
+        assert_eq!(r.reliability.read_retries.max, levels);
+    }
+}
+
+#[test]
+fn read_latency_rises_with_wear_and_retention() {
+    let mut last = 0.0;
+    for &(pe, age) in &[(1.0, 0.0), (1_000.0, 100.0), (3_000.0, 8_760.0), (10_000.0, 8_760.0 * 3.0), (20_000.0, 8_760.0 * 6.0)] {
+        let r = idle_read(pe, age, EccScheme::Ldpc);
+        assert!(r.host.read.latency_us.max >= last, "pe {pe} age {age}");
+        last = r.host.read.latency_us.max;
+    }
+    assert!(last > 400.0, "old, worn data needs soft decoding: {last}");
+}
+
+#[test]
+fn bch_retries_and_uncorrectable_reads_are_counted() {
+    let mut cfg = small();
+    cfg.precondition.occupancy = 0.5;
+    cfg.physics.model = ModelKind::PowerLaw;
+    cfg.physics.read_disturb = false;
+    cfg.ecc.scheme = EccScheme::Bch;
+    cfg.ecc.bch_t = 8;
+    cfg.aging.initial_pe = 10_000.0;
+    cfg.aging.data_age_h = 8_760.0;
+    // RBER ~1.3e-3: ~43 errors per 4 KiB codeword against t = 8; retries recover a factor
+    // of 0.6 each, so about four steps are needed, and with one step allowed none recover.
+    let reqs: Vec<_> = (0..40).map(|i| req(i * 10_000_000, i * 5, 1, Op::Read, 8)).collect();
+    let r = run(&cfg, VecSource::open(reqs.clone()), true);
+    assert_eq!(r.host.read.count, 40);
+    assert!(r.reliability.read_retries.mean >= 3.0, "{:?}", r.reliability.read_retries);
+    assert_eq!(r.reliability.uncorrectable_reads, 0);
+    assert!(r.reliability.read_breakdown_us.retry > 0.0);
+    cfg.ecc.retry_steps = 1;
+    let r = run(&cfg, VecSource::open(reqs), true);
+    assert_eq!(r.reliability.uncorrectable_reads, 40);
+    assert_eq!(r.host.read.count, 40, "uncorrectable reads still complete, and are counted");
+}
+
+#[test]
+fn read_disturbance_accumulates_in_the_block() {
+    let mut cfg = small();
+    cfg.precondition.occupancy = 0.5;
+    cfg.physics.model = ModelKind::PowerLaw;
+    cfg.ecc.scheme = EccScheme::Ldpc;
+    // The same page read 2,000 times: its block's RBER grows by the read-disturb slope.
+    let reqs: Vec<_> = (0..2000).map(|i| req(i * 100_000, 3, 1, Op::Read, 8)).collect();
+    let r = run(&cfg, VecSource::open(reqs), false);
+    let rd = xlssd_core::physics::read_disturb::ReadDisturbConfig::default();
+    // The page's type decides its weight; the last read saw 1,999 earlier reads.
+    let page_type_weights: Vec<f64> = rd.beta.iter().map(|b| b / rd.alpha[0]).collect();
+    let grew = r.reliability.rber.max - r.reliability.rber.mean;
+    assert!(grew > 0.0);
+    let plausible = page_type_weights.iter().any(|w| (rd.rber(1999.0 * w) / 2.0 - grew).abs() / grew < 0.05);
+    assert!(plausible, "max - mean {grew} should be half the disturbance of 1,999 reads");
+}
