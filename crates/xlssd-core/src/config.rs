@@ -811,12 +811,12 @@ impl Config {
                 return Err(bad(k, v, "a number >= 0"));
             }
         }
-        let types = self.geometry.cell.bits_per_cell();
-        if p.read_disturbance.beta.len() < types || p.read_disturbance.beta.iter().any(|b| !(b.is_finite() && *b >= 0.0)) {
+        // Page types beyond the list take its last weight.
+        if p.read_disturbance.beta.is_empty() || p.read_disturbance.beta.iter().any(|b| !(b.is_finite() && *b >= 0.0)) {
             return Err(bad(
                 "physics.read_disturbance.beta",
                 format!("{:?}", p.read_disturbance.beta),
-                &format!("one weight >= 0 per page type ({types})"),
+                "weights >= 0, one per page type (LSB first)",
             ));
         }
         if p.read_disturbance.alpha.is_empty() || p.read_disturbance.alpha.iter().any(|a| !(a.is_finite() && *a > 0.0)) {
@@ -829,7 +829,7 @@ impl Config {
         if e.bch_t > crate::ecc::bch::MAX_T {
             return Err(bad("ecc.bch_t", e.bch_t, &format!("0 (adaptive) or at most {}", crate::ecc::bch::MAX_T)));
         }
-        if e.bch.k_bytes == 0 || e.bch.k_bytes > self.geometry.page_size {
+        if e.bch.k_bytes == 0 || (e.scheme == EccScheme::Bch && e.bch.k_bytes > self.geometry.page_size) {
             return Err(bad("ecc.bch.k_bytes", e.bch.k_bytes, "between 1 and geometry.page_size"));
         }
         if e.bch.m != 0 && !(3..=32).contains(&e.bch.m) {

@@ -82,14 +82,17 @@ impl Simulator<'_> {
         }
         self.blocks.erase(block);
         self.note_erase(block);
-        match self.gc_jobs[plane as usize].reason {
+        let reason = self.gc_jobs[plane as usize].reason;
+        match reason {
             Relocation::Gc => self.counters.gc_blocks_erased += 1,
             Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,
         }
         self.gc_jobs[plane as usize] = GcJob::NONE;
         self.retry_blocked_programs(plane);
         self.maybe_start_gc(plane);
-        if !self.gc_jobs[plane as usize].active() {
+        // Static wear levelling is checked after cleaning only, not after its own erases:
+        // its moves then stay bounded by the host's writes and cannot feed themselves.
+        if reason == Relocation::Gc && !self.gc_jobs[plane as usize].active() {
             if let Some(cold) = self.wl.static_candidate(plane, &self.blocks) {
                 self.counters.wl_invocations += 1;
                 self.start_relocation(plane, cold, Relocation::WearLevelling);
