@@ -3,7 +3,9 @@
 
 1. replay: the 1,000,000-request trace of make_bench_trace.py (70% reads, random 4 KiB over
    64 GiB, arrivals 2-20 us apart, seed 42) on the `mqsim-default` preset;
-2. precondition: bringing `mqsim-default` (512 GiB raw) to 70% occupancy in steady state,
+2. replay with physics: the same with the power-law RBER model and the LDPC read path on a
+   device aged to 3,000 P/E cycles holding year-old data;
+3. precondition: bringing `mqsim-default` (512 GiB raw) to 70% occupancy in steady state,
    then one request, to measure preconditioning speed per TiB.
 
 Each case runs the `xlssd` command in a child process (so the figures include start-up and
@@ -53,6 +55,14 @@ def main() -> None:
     print(f"replay   1M requests on mqsim-default: {wall:.2f} s wall ({n / wall:,.0f} requests/s), "
           f"simulation loop {r['sim']['wall_s']:.2f} s ({r['sim']['requests_per_s']:,.0f} requests/s, "
           f"{r['sim']['events_per_s']:,.0f} events/s), peak RSS {rss / 2**20:,.0f} MiB")
+
+    base_wall = wall
+    physics = ["--set", 'physics.model="power-law"', "--set", 'ecc.scheme="ldpc"',
+               "--set", "aging.initial_pe=3000", "--set", "aging.data_age_h=8760"]
+    wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--trace", str(TRACE), *physics])
+    print(f"replay   1M requests, physics and LDPC on:   {wall:.2f} s wall ({n / wall:,.0f} requests/s, "
+          f"{(wall / base_wall - 1) * 100:+.0f}% time), simulation loop {r['sim']['wall_s']:.2f} s, "
+          f"peak RSS {rss / 2**20:,.0f} MiB")
 
     wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--set", "precondition.occupancy=0.7",
                               "--set", "precondition.steady_state=true", "--workload", "n=1,iodepth=1"])

@@ -244,7 +244,7 @@ impl<'s> Simulator<'s> {
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
-            .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
+            .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64, logical_pages));
         let map = Mapping::new(logical_pages + translation_pages, geo.pages);
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
