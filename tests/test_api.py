@@ -44,3 +44,9 @@ def test_progress_callback_can_stop_the_run():
     with pytest.raises(KeyboardInterrupt):
         xlssd.simulate("tiny", "n=400000,rw=randread", progress=stop)
     assert calls
+
+
+@pytest.mark.parametrize("preset", xlssd.preset_names())
+def test_every_preset_is_valid_and_runs(preset):
+    r = xlssd.simulate(preset, "rw=randrw,n=200,iodepth=4", check=True)
+    assert r["host.all.count"] == 200

@@ -96,7 +96,7 @@ impl Default for GeometryConfig {
             chips_per_channel: 2,
             dies_per_chip: 1,
             planes_per_die: 2,
-            blocks_per_plane: 64,
+            blocks_per_plane: 256,
             pages_per_block: 64,
             page_size: 4096,
             layers: 1,
@@ -622,8 +622,13 @@ pub struct Capacity {
     pub gc_threshold_blocks: u32,
     /// Below this many free blocks a plane's GC runs in the foreground.
     pub gc_hard_blocks: u32,
-    /// Physical pages outside the free-block reserve (GC threshold plus the block kept for
-    /// GC itself), which must hold the logical space and the translation pages.
+    /// Blocks per plane that can never hold the logical space: the foreground-GC reserve
+    /// (hard threshold), the block kept for GC itself, and one open block per allocation
+    /// stream in use (host streams, GC, materialised reads, translation pages), whose
+    /// unwritten pages the other streams cannot use.
+    pub reserved_blocks_per_plane: u32,
+    /// Physical pages outside that reserve, which must hold the logical space and the
+    /// translation pages.
     pub usable_pages: u64,
 }
 
@@ -646,7 +651,12 @@ impl Config {
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
         let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
         let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1);
-        let reserve = (gc_threshold_blocks as u64 + 1) * planes * g.pages_per_block as u64;
+        let open_streams = self.ftl.streams
+            + 1
+            + (self.host.unmapped_reads == UnmappedReads::Materialize) as u32
+            + (translation_pages > 0) as u32;
+        let reserved_blocks_per_plane = gc_hard_blocks + 1 + open_streams;
+        let reserve = reserved_blocks_per_plane as u64 * planes * g.pages_per_block as u64;
         Capacity {
             physical_pages,
             logical_pages,
@@ -654,6 +664,7 @@ impl Config {
             entries_per_translation_page: entries,
             gc_threshold_blocks,
             gc_hard_blocks,
+            reserved_blocks_per_plane,
             usable_pages: physical_pages.saturating_sub(reserve),
         }
     }
@@ -887,9 +898,10 @@ impl Config {
             return Err(Error::Config {
                 key: "ftl.overprovisioning".into(),
                 message: format!(
-                    "{} leaves {} logical pages{table}, but only {} physical pages lie outside the GC free-block \
-                     reserve (gc.threshold plus one block per plane); raise ftl.overprovisioning or lower gc.threshold",
-                    self.ftl.overprovisioning, c.logical_pages, c.usable_pages
+                    "{} leaves {} logical pages{table}, but only {} physical pages lie outside the {} blocks per \
+                     plane that cannot hold them (the gc.hard_threshold reserve, one block for GC, and one open \
+                     block per allocation stream); raise ftl.overprovisioning",
+                    self.ftl.overprovisioning, c.logical_pages, c.usable_pages, c.reserved_blocks_per_plane
                 ),
             });
         }

@@ -5,85 +5,80 @@
 
 use std::collections::VecDeque;
 
-/// Bit of a state word that marks a changed entry; the other bits hold the entry's stamp
-/// plus one (0 = not cached).
-const DIRTY: u32 = 1 << 31;
-const STAMP: u32 = DIRTY - 1;
+use rustc_hash::FxHashMap as HashMap;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    dirty: bool,
+    stamp: u32,
+}
 
 pub struct Cmt {
     capacity: usize,
-    len: usize,
-    /// State word per logical page, indexed directly: one memory access answers whether an
-    /// entry is cached. Allocated zeroed, so untouched parts of a large logical space cost
-    /// no memory.
-    state: Vec<u32>,
-    /// Entries by last use, oldest first; a position whose stamp no longer matches the
-    /// entry's is stale and skipped.
+    entries: HashMap<u32, Entry>,
+    /// Entries by last use, oldest first, with stale positions skipped lazily.
     order: VecDeque<(u32, u32)>,
 }
 
 impl Cmt {
-    /// A table of `capacity_entries` entries over `logical_pages` logical pages.
-    pub fn new(capacity_entries: u64, logical_pages: u64) -> Cmt {
+    pub fn new(capacity_entries: u64) -> Cmt {
         let capacity = capacity_entries.max(1) as usize;
-        Cmt { capacity, len: 0, state: vec![0; logical_pages as usize], order: VecDeque::new() }
+        Cmt { capacity, entries: HashMap::with_capacity_and_hasher(capacity.min(1 << 20), Default::default()), order: VecDeque::new() }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.entries.is_empty()
     }
 
     /// Whether the entry is cached; a hit makes it the most recently used.
     pub fn touch(&mut self, lpn: u32) -> bool {
-        let w = self.state[lpn as usize];
-        if w == 0 {
-            return false;
+        match self.entries.get_mut(&lpn) {
+            Some(e) => {
+                e.stamp = e.stamp.wrapping_add(1);
+                self.order.push_back((lpn, e.stamp));
+                self.compact_if_needed();
+                true
+            }
+            None => false,
         }
-        let stamp = ((w & STAMP) % STAMP) + 1;
-        self.state[lpn as usize] = (w & DIRTY) | stamp;
-        self.order.push_back((lpn, stamp));
-        self.compact_if_needed();
-        true
     }
 
     /// Marks a cached entry changed; returns false if it is not cached.
     pub fn mark_dirty(&mut self, lpn: u32) -> bool {
-        let w = &mut self.state[lpn as usize];
-        if *w == 0 {
-            return false;
+        match self.entries.get_mut(&lpn) {
+            Some(e) => {
+                e.dirty = true;
+                true
+            }
+            None => false,
         }
-        *w |= DIRTY;
-        true
     }
 
     /// Caches an entry; returns the least recently used entry it pushed out, with whether
     /// that one had changed.
     pub fn insert(&mut self, lpn: u32, dirty: bool) -> Option<(u32, bool)> {
-        let w = self.state[lpn as usize];
-        if w != 0 {
-            if dirty {
-                self.state[lpn as usize] = w | DIRTY;
-            }
+        if let Some(e) = self.entries.get_mut(&lpn) {
+            e.dirty |= dirty;
             return None;
         }
-        let evicted = if self.len >= self.capacity { self.evict() } else { None };
-        self.state[lpn as usize] = 1 | if dirty { DIRTY } else { 0 };
-        self.len += 1;
-        self.order.push_back((lpn, 1));
+        let evicted = if self.entries.len() >= self.capacity { self.evict() } else { None };
+        self.entries.insert(lpn, Entry { dirty, stamp: 0 });
+        self.order.push_back((lpn, 0));
         evicted
     }
 
     fn evict(&mut self) -> Option<(u32, bool)> {
         while let Some((lpn, stamp)) = self.order.pop_front() {
-            let w = self.state[lpn as usize];
-            if w != 0 && w & STAMP == stamp {
-                self.state[lpn as usize] = 0;
-                self.len -= 1;
-                return Some((lpn, w & DIRTY != 0));
+            if let Some(e) = self.entries.get(&lpn) {
+                if e.stamp == stamp {
+                    let dirty = e.dirty;
+                    self.entries.remove(&lpn);
+                    return Some((lpn, dirty));
+                }
             }
         }
         None
@@ -92,8 +87,8 @@ impl Cmt {
     /// Drops stale positions so that the order queue stays proportional to the cache.
     fn compact_if_needed(&mut self) {
         if self.order.len() > 2 * self.capacity + 64 {
-            let state = &self.state;
-            self.order.retain(|&(l, s)| state[l as usize] & STAMP == s);
+            let entries = &self.entries;
+            self.order.retain(|(l, s)| entries.get(l).is_some_and(|e| e.stamp == *s));
         }
     }
 }
@@ -104,7 +99,7 @@ mod tests {
 
     #[test]
     fn least_recently_used_entry_is_evicted_with_its_dirty_flag() {
-        let mut c = Cmt::new(2, 16);
+        let mut c = Cmt::new(2);
         assert_eq!(c.insert(1, false), None);
         assert_eq!(c.insert(2, true), None);
         assert!(c.touch(1));
@@ -117,7 +112,7 @@ mod tests {
 
     #[test]
     fn order_queue_stays_bounded_under_hits() {
-        let mut c = Cmt::new(4, 16);
+        let mut c = Cmt::new(4);
         for l in 0..4 {
             c.insert(l, false);
         }

@@ -44,10 +44,18 @@ impl Simulator<'_> {
         let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, stream));
         if !self.blocks.can_allocate(plane, stream, privileged) {
             self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
+            self.parked_programs += 1;
             if first_try {
                 self.counters.blocked_writes += 1;
             }
-            self.maybe_start_gc(plane);
+            if self.alloc.is_static() || kind == TxnKind::GcWrite {
+                self.maybe_start_gc(plane);
+            } else {
+                // Dynamic allocation found no plane with room: any plane may clean for it.
+                for p in 0..self.geo.planes {
+                    self.maybe_start_gc(p);
+                }
+            }
             return;
         }
         let Some(ppn) = self.blocks.allocate(plane, stream, privileged, &mut *self.wl) else {
@@ -56,7 +64,7 @@ impl Simulator<'_> {
         };
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
-            self.note_relocated_mapping(lpn);
+            self.note_relocated_mapping(lpn, plane);
         }
         self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0 });
         self.maybe_start_gc(plane);
@@ -67,6 +75,7 @@ impl Simulator<'_> {
         let n = self.blocked_programs[plane as usize].len();
         for _ in 0..n {
             let Some(p) = self.blocked_programs[plane as usize].pop_front() else { break };
+            self.parked_programs -= 1;
             let fixed = (p.kind == TxnKind::GcWrite || self.alloc.is_static()).then_some(plane);
             self.try_place_program(p.lpn, p.owner, p.kind, fixed, false);
         }
@@ -139,15 +148,37 @@ impl Simulator<'_> {
         }
     }
 
-    /// GC moved `lpn`: its entry changes; if it is not cached, its translation page must be
-    /// rewritten.
-    fn note_relocated_mapping(&mut self, lpn: u32) {
+    /// GC moved `lpn`: its entry changes. A cached entry is marked changed; otherwise its
+    /// translation page must be rewritten, once per GC job however many of its entries the
+    /// job moved (see [`Self::write_back_gc_translations`]).
+    fn note_relocated_mapping(&mut self, lpn: u32, plane: u32) {
         if (lpn as u64) >= self.logical_pages {
             return; // a translation page: its location lives in DRAM (the GTD)
         }
         let Some(cmt) = self.cmt.as_mut() else { return };
         if !cmt.mark_dirty(lpn) {
-            self.write_back_translation(lpn / self.tpage_entries);
+            self.gc_translation_updates[plane as usize].push(lpn / self.tpage_entries);
+        }
+    }
+
+    /// Writes the translation pages a plane's GC job changed, each once.
+    pub(super) fn write_back_gc_translations(&mut self, plane: u32) {
+        let mut pages = std::mem::take(&mut self.gc_translation_updates[plane as usize]);
+        pages.sort_unstable();
+        pages.dedup();
+        for &tvpn in &pages {
+            self.write_back_translation(tvpn);
+        }
+        pages.clear();
+        self.gc_translation_updates[plane as usize] = pages;
+    }
+
+    /// Retries parked writes in every plane (dynamic allocation may place them anywhere).
+    pub(super) fn retry_all_blocked_programs(&mut self) {
+        for plane in 0..self.geo.planes {
+            if !self.blocked_programs[plane as usize].is_empty() {
+                self.retry_blocked_programs(plane);
+            }
         }
     }
 

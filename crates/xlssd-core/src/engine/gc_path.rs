@@ -8,7 +8,13 @@ impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold and it is not
     /// cleaning already.
     pub(super) fn maybe_start_gc(&mut self, plane: u32) {
-        if self.gc_jobs[plane as usize].active() || self.blocks.free_count(plane) >= self.gc_threshold_blocks {
+        let free = self.blocks.free_count(plane);
+        if self.gc_jobs[plane as usize].active() || free >= self.gc_threshold_blocks {
+            return;
+        }
+        // Once the host is done, only cleaning that frees blocks urgently continues, so that
+        // a run always ends (cleaning can cost as many writes as it saves).
+        if self.host_finished() && free >= self.gc_hard_blocks {
             return;
         }
         if let Some(victim) = self.victim.select(plane, &self.blocks, self.now()) {
@@ -73,6 +79,9 @@ impl Simulator<'_> {
     pub(super) fn erase_done(&mut self, first_ppn: u32) {
         let block = self.geo.block_of(first_ppn);
         let plane = self.geo.plane_of_block(block);
+        // The job's mapping changes go to flash now, from the top of an event rather than
+        // from inside a remapping, so that no write is placed while another is half done.
+        self.write_back_gc_translations(plane);
         for ppn in first_ppn..first_ppn + self.geo.pages_per_block {
             self.map.clear_physical(ppn);
         }
@@ -88,15 +97,21 @@ impl Simulator<'_> {
             Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,
         }
         self.gc_jobs[plane as usize] = GcJob::NONE;
-        self.retry_blocked_programs(plane);
-        self.maybe_start_gc(plane);
-        // Static wear levelling is checked after cleaning only, not after its own erases:
-        // its moves then stay bounded by the host's writes and cannot feed themselves.
-        if reason == Relocation::Gc && !self.gc_jobs[plane as usize].active() {
+        // Static wear levelling is checked after cleaning only, not after its own erases,
+        // so its moves stay bounded by the host's writes and cannot feed themselves. It goes
+        // before waiting writes and further cleaning (unless free blocks are urgently
+        // short), so that sustained writes cannot starve it.
+        if reason == Relocation::Gc && self.blocks.free_count(plane) >= self.gc_hard_blocks && !self.host_finished() {
             if let Some(cold) = self.wl.static_candidate(plane, &self.blocks) {
                 self.counters.wl_invocations += 1;
                 self.start_relocation(plane, cold, Relocation::WearLevelling);
             }
         }
+        self.retry_blocked_programs(plane);
+        if !self.alloc.is_static() {
+            // Writes parked elsewhere may go to this plane now.
+            self.retry_all_blocked_programs();
+        }
+        self.maybe_start_gc(plane);
     }
 }

@@ -42,6 +42,7 @@ impl Simulator<'_> {
             }
         };
         self.last_arrival = at;
+        self.map.prefetch(req.lba / self.sectors_per_page);
         self.arrivals.push_back(req);
         self.q.schedule(at, Ev::Arrival);
         Ok(true)

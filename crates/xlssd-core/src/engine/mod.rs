@@ -193,8 +193,12 @@ pub struct Simulator<'s> {
     wl: Box<dyn WearLeveler>,
     gc_jobs: Vec<GcJob>,
     blocked_programs: Vec<VecDeque<PendingProgram>>,
+    /// Writes parked in `blocked_programs`, over all planes.
+    parked_programs: u64,
     gc_threshold_blocks: u32,
     gc_hard_blocks: u32,
+    /// Translation pages each plane's current GC job has changed.
+    gc_translation_updates: Vec<Vec<u32>>,
 
     // Measurements.
     lat: [LatencyStats; 3],
@@ -244,7 +248,7 @@ impl<'s> Simulator<'s> {
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
-            .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64, logical_pages));
+            .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
         let map = Mapping::new(logical_pages + translation_pages, geo.pages);
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
@@ -309,8 +313,10 @@ impl<'s> Simulator<'s> {
             wl,
             gc_jobs: vec![GcJob::NONE; geo.planes as usize],
             blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
+            parked_programs: 0,
             gc_threshold_blocks,
             gc_hard_blocks,
+            gc_translation_updates: vec![Vec::new(); geo.planes as usize],
             lat: Default::default(),
             counters: Counters::default(),
             die_busy: vec![Busy::default(); geo.dies as usize],
@@ -372,14 +378,27 @@ impl<'s> Simulator<'s> {
             }
             // The host is done; write back what the buffer still holds, then stop.
             if self.buffer.dirty_pages() > 0 {
+                let before = self.buffer.dirty_pages();
                 self.write_back_all = true;
                 self.flush_buffer(u64::MAX);
                 if let Some(e) = self.error.take() {
                     return Err(e);
                 }
-                continue;
+                if self.buffer.dirty_pages() < before || !self.q.is_empty() {
+                    continue;
+                }
+                return Err(Error::Stalled(format!(
+                    "{before} buffered pages could not be written back: no free block could be made in their planes"
+                )));
             }
             break;
+        }
+        if self.parked_programs > 0 && self.outstanding == 0 {
+            return Err(Error::Stalled(format!(
+                "{} page writes still wait for a free block at the end of the run: no block could be cleaned in \
+                 their planes (raise ftl.overprovisioning)",
+                self.parked_programs
+            )));
         }
         if self.outstanding > 0 {
             return Err(Error::Stalled(format!(
@@ -415,6 +434,17 @@ impl<'s> Simulator<'s> {
 
     fn now(&self) -> Time {
         self.q.now()
+    }
+
+    /// Whether the host has nothing more to send or wait for: the workload is exhausted,
+    /// every request has completed, the buffer holds nothing to write back, and no write
+    /// waits for a free block.
+    fn host_finished(&self) -> bool {
+        self.source_exhausted
+            && self.outstanding == 0
+            && self.arrivals.is_empty()
+            && self.buffer.used_slots() == 0
+            && self.parked_programs == 0
     }
 
     /// Records the first error; the event loop stops after the current event.

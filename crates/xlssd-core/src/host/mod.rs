@@ -6,6 +6,7 @@ pub mod blkparse;
 pub mod detect;
 pub mod msr;
 pub mod mqsim;
+pub mod prefetch;
 pub mod spec;
 pub mod synthetic;
 pub mod trace;

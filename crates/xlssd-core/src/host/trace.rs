@@ -233,12 +233,12 @@ impl<R: BufRead, P: LineParser> RequestSource for TraceReader<R, P> {
 }
 
 /// Builds the reader for `format` over any buffered input (a file, or bytes in tests).
-pub fn reader_for<R: BufRead + 'static>(
+pub fn reader_for<R: BufRead + Send + 'static>(
     format: TraceFormat,
     reader: R,
     path: &str,
     skip_bad_lines: bool,
-) -> Box<dyn RequestSource> {
+) -> Box<dyn RequestSource + Send> {
     match format {
         TraceFormat::Mqsim => Box::new(TraceReader::new(reader, path, skip_bad_lines, super::mqsim::MqsimParser)),
         TraceFormat::Msr => Box::new(TraceReader::new(reader, path, skip_bad_lines, super::msr::MsrParser)),
@@ -282,7 +282,7 @@ pub fn open_trace(path: &str, format: Option<TraceFormat>, skip_bad_lines: bool)
         }
     };
     let input: PeekedFile = Cursor::new(prefix).chain(reader);
-    Ok(reader_for(format, input, path, skip_bad_lines))
+    Ok(Box::new(super::prefetch::Prefetch::new(reader_for(format, input, path, skip_bad_lines))))
 }
 
 /// Reads up to [`detect::MAX_LINES`] content lines for detection. Returns them and every byte

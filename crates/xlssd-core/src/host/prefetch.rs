@@ -1,0 +1,142 @@
+//! Reading a trace on a second thread: parsing overlaps simulation, and requests arrive in
+//! file order, so results do not change.
+
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread;
+
+use super::{Request, RequestSource};
+use crate::error::{Error, Result};
+
+/// Requests handed over per message.
+const CHUNK: usize = 4096;
+/// Chunks parsed ahead of the simulation.
+const AHEAD: usize = 4;
+
+struct Chunk {
+    requests: Vec<Request>,
+    skipped: u64,
+    /// The source ended (`Ok`) or failed after these requests.
+    end: Option<Result<()>>,
+}
+
+/// A request source read ahead on its own thread.
+pub struct Prefetch {
+    rx: Receiver<Chunk>,
+    current: std::vec::IntoIter<Request>,
+    end: Option<Result<()>>,
+    name: String,
+    skipped: u64,
+    queue_depth: Option<u32>,
+}
+
+impl Prefetch {
+    pub fn new(mut source: Box<dyn RequestSource + Send>) -> Prefetch {
+        let name = source.name().to_string();
+        let queue_depth = source.preferred_queue_depth();
+        let (tx, rx) = sync_channel::<Chunk>(AHEAD);
+        thread::spawn(move || loop {
+            let mut requests = Vec::with_capacity(CHUNK);
+            let mut end = None;
+            while requests.len() < CHUNK {
+                match source.next_request() {
+                    Ok(Some(r)) => requests.push(r),
+                    Ok(None) => {
+                        end = Some(Ok(()));
+                        break;
+                    }
+                    Err(e) => {
+                        end = Some(Err(e));
+                        break;
+                    }
+                }
+            }
+            let finished = end.is_some();
+            // A closed channel means the simulation stopped early: nothing left to do.
+            if tx.send(Chunk { requests, skipped: source.skipped_lines(), end }).is_err() || finished {
+                break;
+            }
+        });
+        Prefetch { rx, current: Vec::new().into_iter(), end: None, name, skipped: 0, queue_depth }
+    }
+}
+
+impl RequestSource for Prefetch {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            if let Some(r) = self.current.next() {
+                return Ok(Some(r));
+            }
+            if let Some(end) = &self.end {
+                return end.clone().map(|()| None);
+            }
+            match self.rx.recv() {
+                Ok(chunk) => {
+                    self.current = chunk.requests.into_iter();
+                    self.skipped = chunk.skipped;
+                    self.end = chunk.end;
+                }
+                Err(_) => {
+                    return Err(Error::Io { path: self.name.clone(), message: "the trace reader stopped unexpectedly".into() })
+                }
+            }
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn skipped_lines(&self) -> u64 {
+        self.skipped
+    }
+
+    fn preferred_queue_depth(&self) -> Option<u32> {
+        self.queue_depth
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::Op;
+
+    struct Counting {
+        n: u64,
+        fail_at: Option<u64>,
+    }
+
+    impl RequestSource for Counting {
+        fn next_request(&mut self) -> Result<Option<Request>> {
+            if Some(self.n) == self.fail_at {
+                return Err(Error::Trace { file: "t".into(), line: self.n + 1, text: "x".into(), message: "bad".into() });
+            }
+            if self.n == 10_000 {
+                return Ok(None);
+            }
+            self.n += 1;
+            Ok(Some(Request { arrival_ns: self.n, lba: self.n, sectors: 8, op: Op::Read }))
+        }
+        fn name(&self) -> &str {
+            "counting"
+        }
+    }
+
+    #[test]
+    fn requests_arrive_in_order_then_the_end() {
+        let mut p = Prefetch::new(Box::new(Counting { n: 0, fail_at: None }));
+        for i in 1..=10_000 {
+            assert_eq!(p.next_request().unwrap().unwrap().lba, i);
+        }
+        assert_eq!(p.next_request().unwrap(), None);
+        assert_eq!(p.next_request().unwrap(), None);
+    }
+
+    #[test]
+    fn an_error_comes_after_the_requests_before_it() {
+        let mut p = Prefetch::new(Box::new(Counting { n: 0, fail_at: Some(5_000) }));
+        for _ in 0..5_000 {
+            assert!(p.next_request().unwrap().is_some());
+        }
+        assert!(matches!(p.next_request(), Err(Error::Trace { line: 5001, .. })));
+    }
+}
