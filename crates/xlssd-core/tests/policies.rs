@@ -2,10 +2,9 @@
 //! timing parameters, the geometry and the documented rules, never from a previous run.
 
 mod common;
-mod common2;
 
 use common::*;
-use common2::*;
+use common::guarded::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use xlssd_core::config::{AllocationScheme, GcPolicy, UnmappedReads, WritePolicy};

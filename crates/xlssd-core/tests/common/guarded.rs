@@ -1,30 +1,12 @@
-//! More helpers for the integration tests (beside `common.rs`, and independent of it, since
-//! cargo also builds this file as a test crate of its own): runs that cannot hang a test,
-//! and quantities derived from a config.
+//! Runs that cannot hang a test, and quantities derived from a config.
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
-use xlssd_core::host::{Request, RequestSource};
+use xlssd_core::host::Request;
+
+use super::VecSource;
 use xlssd_core::{Config, Progress, Report, RunOptions, Simulator};
-
-/// Requests from a vector, closed-loop with `qd` outstanding or open-loop.
-struct Requests {
-    reqs: std::vec::IntoIter<Request>,
-    qd: Option<u32>,
-}
-
-impl RequestSource for Requests {
-    fn next_request(&mut self) -> xlssd_core::Result<Option<Request>> {
-        Ok(self.reqs.next())
-    }
-    fn name(&self) -> &str {
-        "test"
-    }
-    fn preferred_queue_depth(&self) -> Option<u32> {
-        self.qd
-    }
-}
 
 /// Stops a run in which no request completes over `max_stuck` progress updates (each is
 /// 65,536 events), or that runs longer than `max_wall`.
@@ -62,7 +44,10 @@ pub fn run_guarded(cfg: &Config, reqs: Vec<Request>, qd: Option<u32>, check: boo
     let cfg = cfg.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let source = Requests { reqs: reqs.into_iter(), qd };
+        let source = match qd {
+            Some(qd) => VecSource::closed(reqs, qd),
+            None => VecSource::open(reqs),
+        };
         let result = Simulator::new(&cfg, Box::new(source)).map_err(|e| format!("setup: {e}")).and_then(|sim| {
             let mut guard = Guard::new(50, Duration::from_secs(15));
             sim.run(RunOptions { check, progress: Some(&mut guard), ..Default::default() })

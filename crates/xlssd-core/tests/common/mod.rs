@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod guarded;
+
 use xlssd_core::host::{Op, Request, RequestSource};
 use xlssd_core::{Config, Report, RunOptions, Simulator};
 
