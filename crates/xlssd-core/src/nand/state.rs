@@ -11,10 +11,11 @@ pub struct DeviceState {
     pub wear: Vec<f32>,
     /// Reads since the last erase per block, weighted by page type and read mode (seed 003).
     pub reads: Vec<f32>,
-    /// Retention clock, in hours, when each page was programmed.
-    program_h: Vec<f32>,
-    /// Programming algorithm of each page; 0 means the device default.
-    mode: Vec<u8>,
+    /// Per page, packed in one word so that a read touches one cache line of page state:
+    /// the low 32 bits hold the retention clock (hours, as f32 bits) when the page was
+    /// programmed, the next 8 its programming algorithm (0 = the device default). A plain
+    /// integer vector is allocated zeroed, so untouched pages cost no memory.
+    pages: Vec<u64>,
 }
 
 fn code(a: Ispp) -> u8 {
@@ -30,14 +31,12 @@ impl DeviceState {
         DeviceState {
             wear: vec![0.0; blocks as usize],
             reads: vec![0.0; blocks as usize],
-            program_h: vec![0.0; pages as usize],
-            mode: vec![0; pages as usize],
+            pages: vec![0u64; pages as usize],
         }
     }
 
     pub fn on_program(&mut self, ppn: u32, clock_h: f64, algorithm: Ispp) {
-        self.program_h[ppn as usize] = clock_h as f32;
-        self.mode[ppn as usize] = code(algorithm);
+        self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64 | (code(algorithm) as u64) << 32;
     }
 
     pub fn on_erase(&mut self, block: u32, wear_increment: f32) {
@@ -47,11 +46,12 @@ impl DeviceState {
 
     /// Hours the page's data has aged by the retention clock `clock_h`.
     pub fn age_h(&self, ppn: u32, clock_h: f64) -> f64 {
-        (clock_h - self.program_h[ppn as usize] as f64).max(0.0)
+        let programmed = f32::from_bits(self.pages[ppn as usize] as u32);
+        (clock_h - programmed as f64).max(0.0)
     }
 
     pub fn algorithm(&self, ppn: u32, default: Ispp) -> Ispp {
-        match self.mode[ppn as usize] {
+        match (self.pages[ppn as usize] >> 32) as u8 {
             1 => Ispp::Sv,
             2 => Ispp::Dv,
             3 => Ispp::Rv,
