@@ -34,7 +34,7 @@ pub struct BlockManager {
     pub erase_count: Vec<u32>,
     /// Order in which blocks became full (FIFO victim selection).
     pub close_seq: Vec<u64>,
-    /// Time the block's valid data last changed (cost-benefit age).
+    /// Time data was last written into the block (cost-benefit age).
     pub last_change: Vec<Time>,
     pub stream_of: Vec<u8>,
     valid_bits: Vec<u64>,
@@ -155,13 +155,14 @@ impl BlockManager {
         self.last_change[b] = now;
     }
 
+    /// Marks a page's data stale. The block's age (`last_change`) is left alone: like the
+    /// LFS cleaner's segment age, it is the time its youngest data was written.
     #[inline]
-    pub fn invalidate(&mut self, ppn: u32, now: Time) {
+    pub fn invalidate(&mut self, ppn: u32, _now: Time) {
         debug_assert!(self.is_valid(ppn));
         self.valid_bits[(ppn / 64) as usize] &= !(1 << (ppn % 64));
         let b = self.geo.block_of(ppn) as usize;
         self.valid[b] -= 1;
-        self.last_change[b] = now;
     }
 
     /// Records that a page's program finished; pages of a block finish in order.

@@ -35,7 +35,7 @@ impl VictimSelector for Fifo {
 }
 
 /// Highest benefit/cost = (1 - u) * age / (2u) (Rosenblum and Ousterhout's LFS cleaner), with
-/// u the block's valid fraction and age the time since its data last changed.
+/// u the block's valid fraction and age the time since data was last written into it.
 pub struct CostBenefit;
 
 impl VictimSelector for CostBenefit {
