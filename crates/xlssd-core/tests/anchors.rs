@@ -75,16 +75,7 @@ fn saturated_sequential_write_bandwidth() {
 /// u = exp(-(1 - u) / rho).
 #[test]
 fn fifo_cleaning_matches_the_analytic_write_amplification() {
-    let mut cfg = small();
-    cfg.geometry.blocks_per_plane = 256;
-    cfg.geometry.pages_per_block = 32;
-    cfg.ftl.overprovisioning = 0.25;
-    // Equal thresholds make GC hold the free pool at a fixed reserve of 4 blocks per plane.
-    cfg.gc.threshold = 4.0 / 256.0;
-    cfg.gc.hard_threshold = 4.0 / 256.0;
-    cfg.gc.policy = GcPolicy::Fifo;
-    cfg.precondition.occupancy = 1.0;
-    cfg.precondition.steady_state = true;
+    let cfg = steady_overwrite_device(256, 0.25, GcPolicy::Fifo);
     let (waf, rho) = random_overwrite_waf(&cfg, 300_000);
     let expected = fifo_waf(rho);
     assert!((waf - expected).abs() / expected < 0.03, "FIFO WAF {waf} vs analytic {expected} (rho {rho})");
@@ -92,15 +83,7 @@ fn fifo_cleaning_matches_the_analytic_write_amplification() {
 
 #[test]
 fn greedy_cleaning_amplifies_no_more_than_fifo() {
-    let mut cfg = small();
-    cfg.geometry.blocks_per_plane = 128;
-    cfg.geometry.pages_per_block = 32;
-    cfg.ftl.overprovisioning = 0.2;
-    cfg.gc.threshold = 4.0 / 128.0;
-    cfg.gc.hard_threshold = 4.0 / 128.0;
-    cfg.precondition.occupancy = 1.0;
-    cfg.precondition.steady_state = true;
-    cfg.gc.policy = GcPolicy::Fifo;
+    let mut cfg = steady_overwrite_device(128, 0.2, GcPolicy::Fifo);
     let (fifo, _) = random_overwrite_waf(&cfg, 100_000);
     cfg.gc.policy = GcPolicy::Greedy;
     let (greedy, _) = random_overwrite_waf(&cfg, 100_000);

@@ -180,15 +180,7 @@ fn dynamic_allocation_spreads_a_one_plane_burst_over_every_die() {
 
 /// WAF of uniform random single-page overwrites from the steady state, with rho.
 fn random_overwrite_waf(policy: GcPolicy, writes: u64) -> (f64, f64, Report) {
-    let mut cfg = small();
-    cfg.geometry.blocks_per_plane = 128;
-    cfg.geometry.pages_per_block = 32;
-    cfg.ftl.overprovisioning = 0.2;
-    cfg.gc.threshold = 4.0 / 128.0;
-    cfg.gc.hard_threshold = 4.0 / 128.0;
-    cfg.gc.policy = policy;
-    cfg.precondition.occupancy = 1.0;
-    cfg.precondition.steady_state = true;
+    let cfg = steady_overwrite_device(128, 0.2, policy);
     let logical = logical_pages(&cfg);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     let reqs = (0..writes).map(|_| w(0, rng.gen_range(0..logical))).collect();

@@ -52,6 +52,22 @@ pub fn small() -> Config {
     c
 }
 
+/// A device for random-overwrite cleaning experiments: pages of 32 per block, full of data
+/// spread as long uniform random overwrites leave it, with equal GC thresholds so that GC
+/// holds the free pool at a fixed reserve of 4 blocks per plane.
+pub fn steady_overwrite_device(blocks_per_plane: u32, overprovisioning: f64, policy: xlssd_core::config::GcPolicy) -> Config {
+    let mut cfg = small();
+    cfg.geometry.blocks_per_plane = blocks_per_plane;
+    cfg.geometry.pages_per_block = 32;
+    cfg.ftl.overprovisioning = overprovisioning;
+    cfg.gc.threshold = 4.0 / blocks_per_plane as f64;
+    cfg.gc.hard_threshold = 4.0 / blocks_per_plane as f64;
+    cfg.gc.policy = policy;
+    cfg.precondition.occupancy = 1.0;
+    cfg.precondition.steady_state = true;
+    cfg
+}
+
 pub fn run(cfg: &Config, source: VecSource, check: bool) -> Report {
     let sim = Simulator::new(cfg, Box::new(source)).expect("config is valid");
     sim.run(RunOptions { check, ..Default::default() }).expect("run succeeds")
