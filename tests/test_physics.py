@@ -15,7 +15,7 @@ def test_power_law_at_zero_retention_is_seed_001_table_ii():
     assert rber("power-law", pe=1_000, algorithm="dv") == pytest.approx(3.052e-5, rel=1e-9)
 
 
-@pytest.mark.parametrize("model", ["power-law", "exp-linear"])
+@pytest.mark.parametrize("model", ["power-law", "exp-linear", "vth"])
 def test_rber_never_falls_as_wear_retention_or_reads_grow(model):
     grid_pe = [0, 1, 10, 100, 1_000, 3_000, 10_000, 30_000]
     grid_t = [0, 1, 24, 720, 8_760]
@@ -50,3 +50,21 @@ def test_cli_physics_rber_and_bad_input(cli):
     assert bad.returncode == 2 and "--pe" in bad.stderr and "Traceback" not in bad.stderr
     with pytest.raises(ConfigError):
         _core.physics_rber("power-law", page_type=7)
+
+
+def test_vth_model_reproduces_seed_000_and_rewards_approximate_neighbours():
+    at = dict(pe=10_000, retention_h=1_000)
+    precise = rber("vth", **at)
+    approx = rber("vth", mode="approx-vmax", **at)
+    assert precise == pytest.approx(1e-8, rel=0.25)
+    assert approx == pytest.approx(7.2e-4, rel=0.15)
+    relieved = rber("vth", y_neighbour="approx-vmax", z_neighbour="approx-vmax", **at)
+    alone = rber("vth", y_neighbour="none", z_neighbour="none", **at)
+    assert alone < relieved < precise
+
+
+def test_cli_vth_options_and_bad_input(cli):
+    p = cli("physics", "rber", "--model", "vth", "--pe", "10000", "--retention", "1000", "--mode", "approx-vmax")
+    assert p.returncode == 0 and "RBER = 7." in p.stdout
+    with pytest.raises(ConfigError, match="--y-neighbour"):
+        _core.physics_rber("vth", y_neighbour="sideways")

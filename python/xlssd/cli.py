@@ -64,14 +64,20 @@ def _parser() -> argparse.ArgumentParser:
     phys = sub.add_parser("physics", help="device-physics calculators", description="Device-physics models.")
     phys_sub = phys.add_subparsers(dest="physics_command", required=True, metavar="COMMAND")
     rber = phys_sub.add_parser("rber", help="raw bit error rate of a page under a model")
-    rber.add_argument("--model", required=True, choices=("power-law", "exp-linear"),
-                      help="power-law: seed 001 Eq. 1; exp-linear: seed 002 Eq. 1")
+    rber.add_argument("--model", required=True, choices=("power-law", "exp-linear", "vth"),
+                      help="power-law: seed 001 Eq. 1; exp-linear: seed 002 Eq. 1; "
+                           "vth: threshold-voltage distributions, seed 000 Sec. III-C")
     rber.add_argument("--pe", type=float, default=0.0, help="P/E cycles of the block")
     rber.add_argument("--retention", type=float, default=0.0, metavar="HOURS", help="hours since the page was written")
     rber.add_argument("--reads", type=float, default=0.0, help="reads of the block since its erase (read disturbance)")
     rber.add_argument("--algorithm", default="sv", choices=("sv", "dv", "rv"), help="ISPP algorithm (power-law model)")
     rber.add_argument("--page-type", type=int, default=2, help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
     rber.add_argument("--read-mode", type=int, default=0, help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
+    modes = ("precise", "approx-vmax", "approx-dvpp")
+    rber.add_argument("--mode", default="precise", choices=modes, help="program mode of the page (vth model)")
+    for axis, where in (("y", "on its layer"), ("z", "on the next layer")):
+        rber.add_argument(f"--{axis}-neighbour", default="precise", choices=("none",) + modes,
+                          help=f"program mode of the neighbour {where} programmed after it, or none (vth model)")
 
     rep = sub.add_parser("reproduce", help="reproduce a published result", description="Reproduce a published result.")
     rep.add_argument("name", nargs="?", help="experiment name (see --list)")
@@ -182,7 +188,8 @@ def _cmd_ecc(args: argparse.Namespace) -> int:
 
 def _cmd_physics(args: argparse.Namespace) -> int:
     total, base, max_reads = _core.physics_rber(
-        args.model, args.pe, args.retention, args.reads, args.algorithm, args.page_type, args.read_mode
+        args.model, args.pe, args.retention, args.reads, args.algorithm, args.page_type, args.read_mode,
+        args.mode, args.y_neighbour, args.z_neighbour,
     )
     print(f"RBER = {total:.4e}  (wear and retention {base:.4e}, read disturbance {total - base:.4e})")
     print(f"reads of this pattern before the hard-decode limit (1e-3): {max_reads:,.0f}")

@@ -465,6 +465,10 @@ pub struct PhysicsConfig {
     pub model: crate::physics::ModelKind,
     /// Programming algorithm of every page (seed 001): `sv`, `dv` or `rv`.
     pub algorithm: crate::physics::Ispp,
+    /// How pages are programmed (seed 000): `precise`, `approx-vmax` (lower top of the
+    /// threshold-voltage window) or `approx-dvpp` (coarser ISPP step). Approximate modes
+    /// program faster by the ratio of ISPP step counts of `physics.vth`.
+    pub program_mode: crate::physics::ProgramMode,
     /// Fraction by which program time has fallen at 100,000 P/E cycles (cells program
     /// faster as they wear; seed 001 Sec. 2.2).
     pub program_speedup_at_100k: f64,
@@ -476,6 +480,7 @@ pub struct PhysicsConfig {
     pub power_law: crate::physics::power_law::PowerLawConfig,
     pub exp_linear: crate::physics::exp_linear::ExpLinearConfig,
     pub read_disturbance: crate::physics::read_disturb::ReadDisturbConfig,
+    pub vth: crate::physics::vth::VthConfig,
 }
 
 impl Default for PhysicsConfig {
@@ -483,12 +488,14 @@ impl Default for PhysicsConfig {
         PhysicsConfig {
             model: crate::physics::ModelKind::None,
             algorithm: crate::physics::Ispp::Sv,
+            program_mode: crate::physics::ProgramMode::Precise,
             program_speedup_at_100k: 0.2,
             retention_scale: 1.0,
             read_disturb: true,
             power_law: Default::default(),
             exp_linear: Default::default(),
             read_disturbance: Default::default(),
+            vth: Default::default(),
         }
     }
 }
@@ -803,6 +810,61 @@ impl Config {
         self.validate_capacity()
     }
 
+    fn validate_vth(&self) -> Result<()> {
+        let v = &self.physics.vth;
+        if !(1..=4).contains(&v.bits_per_cell) {
+            return Err(bad("physics.vth.bits_per_cell", v.bits_per_cell, "1 to 4"));
+        }
+        for (k, x) in [
+            ("physics.vth.erased_sigma_v", v.erased_sigma_v),
+            ("physics.vth.dvpp_v", v.dvpp_v),
+            ("physics.vth.approx_dvpp_factor", v.approx_dvpp_factor),
+            ("physics.vth.lambda_v", v.lambda_v),
+            ("physics.vth.retention_t0_h", v.retention_t0_h),
+            ("physics.vth.reference_pe", v.reference_pe),
+            ("physics.vth.reference_h", v.reference_h),
+            ("physics.vth.grid_step_v", v.grid_step_v),
+        ] {
+            positive_f64(k, x)?;
+        }
+        for (k, x) in [
+            ("physics.vth.disturb_y_v", v.disturb_y_v),
+            ("physics.vth.disturb_z_v", v.disturb_z_v),
+            ("physics.vth.disturb_sigma_frac", v.disturb_sigma_frac),
+            ("physics.vth.lambda_fresh_v", v.lambda_fresh_v),
+            ("physics.vth.lambda_pe_exponent", v.lambda_pe_exponent),
+            ("physics.vth.retention_loss", v.retention_loss),
+            ("physics.vth.retention_sigma_frac", v.retention_sigma_frac),
+            ("physics.vth.retention_pe_exponent", v.retention_pe_exponent),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(bad(k, x, "a number >= 0"));
+            }
+        }
+        if v.lambda_fresh_v > v.lambda_v {
+            return Err(bad("physics.vth.lambda_fresh_v", v.lambda_fresh_v, "at most physics.vth.lambda_v (noise grows with wear)"));
+        }
+        if v.grid_step_v > 0.05 {
+            return Err(bad("physics.vth.grid_step_v", v.grid_step_v, "at most 0.05 V"));
+        }
+        // Every window must hold its programmed states above the erased state.
+        for mode in crate::physics::ProgramMode::ALL {
+            let (dvpp, vmax) = v.window(mode);
+            let key = match mode {
+                crate::physics::ProgramMode::ApproxVmax => "physics.vth.approx_vmax_v",
+                _ => "physics.vth.vmax_v",
+            };
+            if !(v.first_verify_v > v.erased_mean_v && vmax - dvpp > v.first_verify_v && vmax > v.ispp_start_v) {
+                return Err(bad(
+                    key,
+                    vmax,
+                    &format!("above physics.vth.first_verify_v ({}) by more than one ISPP step ({dvpp} V), with first_verify_v above erased_mean_v and V_max above ispp_start_v", v.first_verify_v),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_physics(&self) -> Result<()> {
         let p = &self.physics;
         fraction("physics.program_speedup_at_100k", p.program_speedup_at_100k, false, true)?;
@@ -833,6 +895,7 @@ impl Config {
         if p.read_disturbance.alpha.is_empty() || p.read_disturbance.alpha.iter().any(|a| !(a.is_finite() && *a > 0.0)) {
             return Err(bad("physics.read_disturbance.alpha", format!("{:?}", p.read_disturbance.alpha), "factors > 0, one per read mode"));
         }
+        self.validate_vth()?;
         let e = &self.ecc;
         if !(e.target_uber > 0.0 && e.target_uber < 1.0) {
             return Err(bad("ecc.target_uber", e.target_uber, "a probability in (0, 1)"));
@@ -985,6 +1048,17 @@ mod tests {
             assert!(text.contains("ftl.overprovisioning") && text.contains("(0, 1)"), "{text}");
         }
         assert!(Config::from_toml_str("[ftl]\noverprovisioning = 0.2\n").is_ok());
+    }
+
+    #[test]
+    fn threshold_voltage_windows_must_hold_their_states() {
+        let err = Config::from_toml_str("[physics.vth]\napprox_vmax_v = 2.5\n").unwrap_err();
+        assert!(err.to_string().contains("physics.vth.approx_vmax_v"), "{err}");
+        let err = Config::from_toml_str("[physics.vth]\nlambda_fresh_v = 0.5\n").unwrap_err();
+        assert!(err.to_string().contains("physics.vth.lambda_fresh_v"), "{err}");
+        let err = Config::from_toml_str("[physics]\nprogram_mode = \"sloppy\"\n").unwrap_err();
+        assert!(err.to_string().contains("physics.program_mode"), "{err}");
+        assert!(Config::from_toml_str("[physics]\nmodel = \"vth\"\nprogram_mode = \"approx-dvpp\"\n").is_ok());
     }
 
     #[test]

@@ -51,7 +51,7 @@ fn ldpc_read_latency_follows_the_decoding_stages() {
     let model = PowerLawConfig::default();
     for &(pe, age) in &[(1.0, 0.0), (3_000.0, 8_760.0), (10_000.0, 8_760.0 * 2.0), (10_000.0, 8_760.0 * 5.0), (30_000.0, 8_760.0 * 10.0)] {
         let r = idle_read(pe, age, EccScheme::Ldpc);
-        let rber = model.rber(&PageHistory { pe, retention_h: age, weighted_reads: 0.0, algorithm: Ispp::Sv });
+        let rber = model.rber(&PageHistory { pe, retention_h: age, weighted_reads: 0.0, ..PageHistory::fresh(Ispp::Sv) });
         assert!((r.reliability.rber.max - rber).abs() / rber < 1e-3, "pe {pe} age {age}: {} vs {rber}", r.reliability.rber.max);
         let stage = ldpc.stage_for(rber);
         let levels = ldpc.soft_levels_tried(stage) as u64;
@@ -116,4 +116,61 @@ fn read_disturbance_accumulates_in_the_block() {
     assert!(grew > 0.0);
     let plausible = page_type_weights.iter().any(|w| (rd.rber(1999.0 * w) / 2.0 - grew).abs() / grew < 0.05);
     assert!(plausible, "max - mean {grew} should be half the disturbance of 1,999 reads");
+}
+
+/// Writes 64 pages one at a time on an idle 3D device at 10K cycles, then reads them back
+/// after about 1,000 hours on the retention clock, all programmed in `mode`.
+fn vth_write_then_read(mode: xlssd_core::physics::ProgramMode) -> xlssd_core::Report {
+    let mut cfg = small();
+    cfg.geometry.layers = 4;
+    cfg.physics.model = ModelKind::Vth;
+    cfg.physics.program_mode = mode;
+    cfg.physics.read_disturb = false;
+    cfg.physics.program_speedup_at_100k = 0.0;
+    cfg.aging.initial_pe = 10_000.0;
+    cfg.physics.retention_scale = 3.6e6; // one simulated second is 1,000 hours
+    let mut reqs: Vec<_> = (0..64u64).map(|i| req(i * 2_000_000, i, 1, Op::Write, 8)).collect();
+    reqs.extend((0..64u64).map(|i| req(1_000_000_000 + i * 1_000_000, i, 1, Op::Read, 8)));
+    run(&cfg, VecSource::open(reqs), true)
+}
+
+#[test]
+fn approximate_programming_is_faster_and_leaves_more_errors() {
+    use xlssd_core::physics::ProgramMode;
+    let precise = vth_write_then_read(ProgramMode::Precise);
+    let approx = vth_write_then_read(ProgramMode::ApproxVmax);
+    // Writes on an idle device: transfer plus program, and the program is 25/40 as long.
+    let (wp, wa) = (precise.host.write.latency_us.mean, approx.host.write.latency_us.mean);
+    let program_saved = 500.0 * (1.0 - 25.0 / 40.0);
+    assert!((wp - wa - program_saved).abs() < 1.0, "precise {wp} us, approximate {wa} us");
+    // Every page read was written 1,000 h earlier at 10K cycles: around the calibration points.
+    let (rp, ra) = (precise.reliability.rber.mean, approx.reliability.rber.mean);
+    assert!(rp > 1e-9 && rp < 2e-8, "precise mean RBER {rp:e}");
+    assert!(ra > 3e-4 && ra < 1.5e-3, "approximate mean RBER {ra:e}");
+}
+
+#[test]
+fn pages_disturbed_by_later_neighbours_show_more_errors() {
+    use xlssd_core::physics::ProgramMode;
+    // The last page of a block has no later neighbour; the first has one along Y and one
+    // along Z. Read each alone after the block is full.
+    let one_read = |lpn: u64| {
+        let mut cfg = small();
+        cfg.geometry.layers = 4;
+        cfg.geometry.channels = 1;
+        cfg.geometry.chips_per_channel = 1;
+        cfg.geometry.planes_per_die = 1;
+        cfg.physics.model = ModelKind::Vth;
+        cfg.physics.program_mode = ProgramMode::ApproxVmax;
+        cfg.physics.read_disturb = false;
+        cfg.aging.initial_pe = 10_000.0;
+        // No retention, so that the two pages differ only in their disturbers.
+        cfg.physics.retention_scale = 0.0;
+        let mut reqs: Vec<_> = (0..64u64).map(|i| req(i * 2_000_000, i, 1, Op::Write, 8)).collect();
+        reqs.push(req(1_000_000_000, lpn, 1, Op::Read, 8));
+        run(&cfg, VecSource::open(reqs), true).reliability.rber.mean
+    };
+    let first = one_read(0);
+    let last = one_read(63);
+    assert!(last > 0.0 && first > 1.2 * last, "disturbed {first:e}, undisturbed {last:e}");
 }

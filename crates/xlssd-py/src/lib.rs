@@ -113,12 +113,14 @@ fn ecc_uber(rber: f64, t: u32, k_bytes: u32) -> PyResult<f64> {
     Ok(code.uber(rber_arg(rber)?, t))
 }
 
-/// RBER of a page under a physics model: `model` is "power-law" or "exp-linear";
-/// read disturbance (seed 003) adds to it for `reads` reads of `page_type` in `read_mode`.
+/// RBER of a page under a physics model: `model` is "power-law", "exp-linear" or "vth";
+/// for "vth", `mode` is the page's program mode and `y_neighbour`, `z_neighbour` the modes
+/// of the neighbours programmed after it ("none" for none); read disturbance (seed 003) adds to it for `reads` reads of `page_type` in `read_mode`.
 /// Returns (rber, rber without read disturbance, reads the block survives before the
 /// hard-decode limit of 1e-3 under this read pattern).
 #[pyfunction]
-#[pyo3(signature = (model, pe=0.0, retention_h=0.0, reads=0.0, algorithm="sv", page_type=2, read_mode=0))]
+#[pyo3(signature = (model, pe=0.0, retention_h=0.0, reads=0.0, algorithm="sv", page_type=2, read_mode=0, mode="precise", y_neighbour="precise", z_neighbour="precise"))]
+#[allow(clippy::too_many_arguments)]
 fn physics_rber(
     model: &str,
     pe: f64,
@@ -127,9 +129,13 @@ fn physics_rber(
     algorithm: &str,
     page_type: usize,
     read_mode: usize,
+    mode: &str,
+    y_neighbour: &str,
+    z_neighbour: &str,
 ) -> PyResult<(f64, f64, f64)> {
     use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
-    use xlssd_core::physics::{Ispp, PageHistory, RberModel};
+    use xlssd_core::physics::vth::{Disturbers, VthConfig};
+    use xlssd_core::physics::{Ispp, PageHistory, ProgramMode, RberModel};
     for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
         if !(v.is_finite() && v >= 0.0) {
             return Err(ConfigError::new_err(format!("{name}: value {v} is out of range: expected a number >= 0")));
@@ -149,12 +155,24 @@ fn physics_rber(
             rd.alpha.len()
         )));
     }
-    let page = PageHistory { pe, retention_h, weighted_reads: 0.0, algorithm: alg };
+    let modes = "precise, approx-vmax or approx-dvpp";
+    let mode = ProgramMode::parse(mode)
+        .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
+    let mut disturbers = Disturbers::NONE;
+    for (flag, name, counts) in [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)] {
+        if name != "none" {
+            let m = ProgramMode::parse(name)
+                .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {modes}")))?;
+            counts[m.index()] += 1;
+        }
+    }
+    let page = PageHistory { pe, retention_h, weighted_reads: 0.0, mode, disturbers, ..PageHistory::fresh(alg) };
     let base = match model {
         "power-law" => PowerLawConfig::default().rber(&page),
         "exp-linear" => ExpLinearConfig::default().rber(&page),
+        "vth" => VthConfig::default().rber(mode, &disturbers, pe, retention_h),
         other => {
-            return Err(ConfigError::new_err(format!("--model: unknown `{other}`; expected power-law or exp-linear")))
+            return Err(ConfigError::new_err(format!("--model: unknown `{other}`; expected power-law, exp-linear or vth")))
         }
     };
     let weighted = reads * rd.weight(page_type, read_mode);

@@ -13,6 +13,7 @@ use crate::config::{Config, EccScheme};
 use crate::controller::txn::{QueueClass, TxnKind};
 use crate::ecc::ldpc::Stage;
 use crate::nand::state::DeviceState;
+use crate::physics::vth::Disturbers;
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
@@ -68,6 +69,7 @@ impl Reliability {
             ModelKind::None => Box::new(NoErrors),
             ModelKind::PowerLaw => Box::new(cfg.physics.power_law.clone()),
             ModelKind::ExpLinear => Box::new(cfg.physics.exp_linear.clone()),
+            ModelKind::Vth => Box::new(crate::physics::vth_table::VthTable::new(cfg.physics.vth.clone())),
         };
         Some(Reliability {
             state: DeviceState::new(blocks, pages),
@@ -106,12 +108,29 @@ impl Simulator<'_> {
             retention_h: rel.state.age_h(ppn, self.retention_clock_h()),
             weighted_reads: rel.state.reads[block] as f64,
             algorithm: rel.state.algorithm(ppn, self.cfg.physics.algorithm),
+            mode: rel.state.mode(ppn),
+            disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
         let mut rber = rel.model.rber(&page);
         if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
             rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
         }
         rber.min(MAX_RBER)
+    }
+
+    /// The neighbours that were programmed after a page, by direction and mode.
+    fn disturbers(&self, ppn: u32) -> Disturbers {
+        let Some(rel) = self.rel.as_ref() else { return Disturbers::NONE };
+        let (y, z) = self.geo.coupled_pages(ppn);
+        let mut d = Disturbers::NONE;
+        for (counts, pages) in [(&mut d.y, y), (&mut d.z, z)] {
+            for n in pages.into_iter().flatten() {
+                if let Some(mode) = rel.state.later_program(ppn, n) {
+                    counts[mode.index()] += 1;
+                }
+            }
+        }
+        d
     }
 
     /// A read sensed a page: its block has been disturbed once more.
@@ -135,22 +154,35 @@ impl Simulator<'_> {
         }
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize] as f64;
         let speedup = self.cfg.physics.program_speedup_at_100k;
-        crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
-            / crate::physics::Ispp::Sv.program_us_at_cycle_1()
+        let ispp = crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
+            / crate::physics::Ispp::Sv.program_us_at_cycle_1();
+        ispp * self.program_mode_factor()
+    }
+
+    /// Program time of the configured program mode relative to precise programming: the
+    /// ratio of ISPP step counts the threshold-voltage window gives (seed 000 Sec. III-A).
+    fn program_mode_factor(&self) -> f64 {
+        match self.cfg.physics.program_mode {
+            crate::physics::ProgramMode::Precise => 1.0,
+            mode => self.cfg.physics.vth.program_time_factor(mode),
+        }
     }
 
     /// Records a finished program for the retention clock.
     pub(super) fn note_program(&mut self, ppn: u32) {
         let clock = self.retention_clock_h();
-        let alg = self.cfg.physics.algorithm;
+        let (alg, mode) = (self.cfg.physics.algorithm, self.cfg.physics.program_mode);
+        let block = self.geo.block_of(ppn);
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.on_program(ppn, clock, alg);
+            rel.state.on_program(ppn, block, clock, alg, mode);
         }
     }
 
     pub(super) fn note_erase(&mut self, block: u32) {
+        let first = block * self.geo.pages_per_block;
+        let pages = first..first + self.geo.pages_per_block;
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.on_erase(block, 1.0);
+            rel.state.on_erase(block, pages, 1.0);
         }
     }
 

@@ -117,6 +117,17 @@ impl Geometry {
         page_in_block / self.pages_per_layer
     }
 
+    /// The pages that couple to page `ppn` in a 3D block (seed 000 Eq. 1): its neighbours on
+    /// the same layer (Y) and on the layers above and below (Z), where they exist.
+    pub fn coupled_pages(&self, ppn: u32) -> ([Option<u32>; 2], [Option<u32>; 2]) {
+        let p = self.page_in_block(ppn);
+        let n = self.pages_per_layer;
+        let j = p % n;
+        let y = [(j > 0).then(|| ppn - 1), (j + 1 < n).then(|| ppn + 1)];
+        let z = [(p >= n).then(|| ppn - n), (p + n < self.pages_per_block).then(|| ppn + n)];
+        (y, z)
+    }
+
     /// The plane that static (CWDP) allocation assigns to a logical page: consecutive logical
     /// pages go to consecutive channels first, then chips (ways), dies and planes.
     #[inline]

@@ -4,17 +4,21 @@
 //! Per-page arrays are allocated zeroed (committed by the operating system only where a run
 //! touches them) and only when a physics model is on, so the fixed-latency core pays nothing.
 
-use crate::physics::Ispp;
+use crate::physics::{Ispp, ProgramMode};
 
 pub struct DeviceState {
     /// Effective P/E cycles per block (a cycle can count less than one, seed 000 Eq. 10).
     pub wear: Vec<f32>,
     /// Reads since the last erase per block, weighted by page type and read mode (seed 003).
     pub reads: Vec<f32>,
+    /// Pages programmed in each block since its erase, which orders its programs.
+    programs: Vec<u16>,
     /// Per page, packed in one word so that a read touches one cache line of page state:
     /// the low 32 bits hold the retention clock (hours, as f32 bits) when the page was
-    /// programmed, the next 8 its programming algorithm (0 = the device default). A plain
-    /// integer vector is allocated zeroed, so untouched pages cost no memory.
+    /// programmed, the next 8 its programming algorithm (0 = never programmed since the
+    /// erase), the next 8 its program mode, the top 16 its place in its block's program
+    /// order (which neighbours came later and disturbed it). A plain integer vector is
+    /// allocated zeroed, so untouched pages cost no memory.
     pages: Vec<u64>,
 }
 
@@ -31,17 +35,45 @@ impl DeviceState {
         DeviceState {
             wear: vec![0.0; blocks as usize],
             reads: vec![0.0; blocks as usize],
+            programs: vec![0; blocks as usize],
             pages: vec![0u64; pages as usize],
         }
     }
 
-    pub fn on_program(&mut self, ppn: u32, clock_h: f64, algorithm: Ispp) {
-        self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64 | (code(algorithm) as u64) << 32;
+    pub fn on_program(&mut self, ppn: u32, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
+        let order = &mut self.programs[block as usize];
+        self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64
+            | (code(algorithm) as u64) << 32
+            | (mode.index() as u64) << 40
+            | (*order as u64) << 48;
+        *order = order.saturating_add(1);
     }
 
-    pub fn on_erase(&mut self, block: u32, wear_increment: f32) {
+    /// Erases a block whose pages are `pages` (a range of page numbers).
+    pub fn on_erase(&mut self, block: u32, pages: std::ops::Range<u32>, wear_increment: f32) {
         self.wear[block as usize] += wear_increment;
         self.reads[block as usize] = 0.0;
+        if std::mem::take(&mut self.programs[block as usize]) > 0 {
+            self.pages[pages.start as usize..pages.end as usize].fill(0);
+        }
+    }
+
+    fn programmed(&self, ppn: u32) -> bool {
+        (self.pages[ppn as usize] >> 32) as u8 != 0
+    }
+
+    pub fn mode(&self, ppn: u32) -> ProgramMode {
+        ProgramMode::from_index((self.pages[ppn as usize] >> 40) as u8 as usize)
+    }
+
+    fn order(&self, ppn: u32) -> u16 {
+        (self.pages[ppn as usize] >> 48) as u16
+    }
+
+    /// Whether `neighbour` has been programmed since its erase, after `victim`; if so, in
+    /// which mode.
+    pub fn later_program(&self, victim: u32, neighbour: u32) -> Option<ProgramMode> {
+        (self.programmed(neighbour) && self.order(neighbour) > self.order(victim)).then(|| self.mode(neighbour))
     }
 
     /// Hours the page's data has aged by the retention clock `clock_h`.

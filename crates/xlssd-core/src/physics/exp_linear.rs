@@ -40,7 +40,7 @@ mod tests {
     use crate::physics::Ispp;
 
     fn at(pe: f64, t: f64) -> PageHistory {
-        PageHistory { pe, retention_h: t, weighted_reads: 0.0, algorithm: Ispp::Sv }
+        PageHistory { pe, retention_h: t, weighted_reads: 0.0, ..PageHistory::fresh(Ispp::Sv) }
     }
 
     #[test]

@@ -6,11 +6,15 @@
 //! - [`power_law`]: seed 001 Eq. 1, RBER = RBER_wr(PE) + B (PE^n t)^m.
 //! - [`exp_linear`]: seed 002 Eq. 1, RBER = G(PE) + H(t), G exponential and H linear.
 //! - [`read_disturb`]: seed 003 Eq. 2.1 and Table 5, RBER growth with weighted reads.
+//! - [`vth`]: seed 000 Sec. III-C, threshold-voltage distributions with 3D program
+//!   disturbance, and [`vth_table`], the same model tabulated for use on every read.
 
 pub mod exp_linear;
 pub mod ispp;
 pub mod power_law;
 pub mod read_disturb;
+pub mod vth;
+pub mod vth_table;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,11 +31,22 @@ pub struct PageHistory {
     pub weighted_reads: f64,
     /// How it was programmed.
     pub algorithm: Ispp,
+    /// Precise or approximate programming (seed 000).
+    pub mode: ProgramMode,
+    /// Neighbours programmed after it (3D program disturbance, seed 000 Eq. 1).
+    pub disturbers: vth::Disturbers,
 }
 
 impl PageHistory {
     pub fn fresh(algorithm: Ispp) -> Self {
-        PageHistory { pe: 0.0, retention_h: 0.0, weighted_reads: 0.0, algorithm }
+        PageHistory {
+            pe: 0.0,
+            retention_h: 0.0,
+            weighted_reads: 0.0,
+            algorithm,
+            mode: ProgramMode::Precise,
+            disturbers: vth::Disturbers::NONE,
+        }
     }
 }
 
@@ -48,6 +63,51 @@ pub enum ModelKind {
     None,
     PowerLaw,
     ExpLinear,
+    /// Threshold-voltage distributions (seed 000 Sec. III-C).
+    Vth,
+}
+
+/// How a page is programmed (seed 000 Sec. III): precisely, or approximately by lowering
+/// the top of the threshold-voltage window (`approx-vmax`, the paper's V_max_th
+/// reduction) or by a coarser ISPP step (`approx-dvpp`, its Delta_b baseline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramMode {
+    Precise,
+    ApproxVmax,
+    ApproxDvpp,
+}
+
+impl ProgramMode {
+    pub const ALL: [ProgramMode; 3] = [ProgramMode::Precise, ProgramMode::ApproxVmax, ProgramMode::ApproxDvpp];
+
+    pub fn index(self) -> usize {
+        match self {
+            ProgramMode::Precise => 0,
+            ProgramMode::ApproxVmax => 1,
+            ProgramMode::ApproxDvpp => 2,
+        }
+    }
+
+    pub fn from_index(i: usize) -> ProgramMode {
+        ProgramMode::ALL[i.min(2)]
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramMode::Precise => "precise",
+            ProgramMode::ApproxVmax => "approx-vmax",
+            ProgramMode::ApproxDvpp => "approx-dvpp",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ProgramMode> {
+        ProgramMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    pub fn is_approximate(self) -> bool {
+        self != ProgramMode::Precise
+    }
 }
 
 /// RBERs are probabilities; models are clamped to this ceiling so that a far extrapolation

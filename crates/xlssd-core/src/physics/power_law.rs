@@ -48,14 +48,14 @@ mod tests {
     #[test]
     fn zero_retention_gives_table_ii() {
         let m = PowerLawConfig::default();
-        let p = PageHistory { pe: 10_000.0, retention_h: 0.0, weighted_reads: 0.0, algorithm: Ispp::Rv };
+        let p = PageHistory { pe: 10_000.0, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(Ispp::Rv) };
         assert!((m.rber(&p) - 1.526e-3).abs() < 1e-12);
     }
 
     #[test]
     fn calibration_point_and_monotonicity() {
         let m = PowerLawConfig::default();
-        let p = PageHistory { pe: 10_000.0, retention_h: 8_760.0, weighted_reads: 0.0, algorithm: Ispp::Sv };
+        let p = PageHistory { pe: 10_000.0, retention_h: 8_760.0, weighted_reads: 0.0, ..PageHistory::fresh(Ispp::Sv) };
         let gained = m.rber(&p) - Ispp::Sv.rber_written(10_000.0);
         assert!((gained - 1e-3).abs() < 1e-12);
         for alg in Ispp::ALL {
@@ -63,11 +63,11 @@ mod tests {
             for pe in [0.0, 1.0, 10.0, 300.0, 3_000.0, 30_000.0, 100_000.0] {
                 let mut last_t = 0.0;
                 for t in [0.0, 1.0, 24.0, 720.0, 8_760.0, 87_600.0] {
-                    let r = m.rber(&PageHistory { pe, retention_h: t, weighted_reads: 0.0, algorithm: alg });
+                    let r = m.rber(&PageHistory { pe, retention_h: t, weighted_reads: 0.0, ..PageHistory::fresh(alg) });
                     assert!(r >= last_t && r <= MAX_RBER);
                     last_t = r;
                 }
-                let r0 = m.rber(&PageHistory { pe, retention_h: 720.0, weighted_reads: 0.0, algorithm: alg });
+                let r0 = m.rber(&PageHistory { pe, retention_h: 720.0, weighted_reads: 0.0, ..PageHistory::fresh(alg) });
                 assert!(r0 >= last);
                 last = r0;
             }
