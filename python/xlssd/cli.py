@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -46,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-wall-clock", action="store_true",
                      help="zero the wall-clock fields, so identical runs give byte-identical reports")
     run.add_argument("--quiet", action="store_true", help="print neither progress nor the summary")
+    run.add_argument("--payload", metavar="FILE",
+                     help="carry this file's bytes on the device (payload mode); reads return them with the "
+                          "bit errors the device leaves uncorrected")
+    run.add_argument("--payload-lba", type=int, default=0, metavar="SECTOR",
+                     help="sector address of the payload, on a page boundary (default 0)")
+    run.add_argument("--payload-out", metavar="FILE", help="write the payload as the host would read it back")
 
     sub.add_parser("presets", help="list device presets")
 
@@ -86,13 +93,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _write_atomically(path: str, text: str) -> None:
+def _write_atomically(path: str, content: str | bytes) -> None:
     """Writes via a temporary file in the same folder, so a failed run leaves nothing behind."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb" if isinstance(content, bytes) else "w") as f:
+            f.write(content)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -122,6 +129,19 @@ def _progress(total: int | None, quiet: bool):
     return bar, update
 
 
+def _read_payload(args: argparse.Namespace) -> bytes | None:
+    if args.payload_out and not args.payload:
+        raise _core.ConfigError("--payload-out needs --payload")
+    if not args.payload:
+        return None
+    if args.payload_lba < 0:
+        raise _core.ConfigError(f"--payload-lba: value {args.payload_lba} is out of range: expected a sector >= 0")
+    try:
+        return Path(args.payload).read_bytes()
+    except OSError as e:
+        raise _core.ConfigError(f"--payload: {args.payload}: {e.strerror or e}") from None
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     sets = list(args.sets)
     if args.seed is not None:
@@ -140,13 +160,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise _core.ConfigError("--format and --skip-bad-lines apply to --trace only")
         workload = synthetic(args.workload, cfg)
         total = workload["n"]
+    payload = _read_payload(args)
     bar, update = _progress(total, args.quiet)
-    if bar is not None:
-        with bar:
-            text = _core.run(json.dumps(cfg), json.dumps(workload), args.check, update)
-    else:
-        text = _core.run(json.dumps(cfg), json.dumps(workload), args.check, None)
+    with bar if bar is not None else contextlib.nullcontext():
+        if payload is None:
+            text, returned = _core.run(json.dumps(cfg), json.dumps(workload), args.check, update), None
+        else:
+            text, returned = _core.run_with_payload(
+                json.dumps(cfg), json.dumps(workload), args.check, update, args.payload_lba, payload
+            )
     report = Report.from_json(text)
+    if returned is not None and args.payload_out:
+        _write_atomically(args.payload_out, returned[: len(payload)])
     if args.no_wall_clock:
         report = report.without_wall_clock()
     out = report.json()

@@ -59,12 +59,17 @@ def load_file(path: str | Path) -> dict[str, Any]:
         text = p.read_text()
     except OSError as e:
         raise ConfigError(f"{p}: cannot read config file: {e.strerror or e}") from None
-    data = _parse_toml(text, str(p))
+    return with_base(_parse_toml(text, str(p)), str(p))
+
+
+def with_base(data: Mapping[str, Any], where: str = "config") -> dict[str, Any]:
+    """A config whose top-level `base = "PRESET"` is replaced by that preset under it."""
+    data = dict(data)
     base = data.pop("base", None)
     if base is None:
         return data
     if not isinstance(base, str):
-        raise ConfigError(f"{p}: config key `base` must be a preset name (a string)")
+        raise ConfigError(f"{where}: config key `base` must be a preset name (a string)")
     return merge(load_preset(base), data)
 
 

@@ -14,6 +14,8 @@ class Report:
 
     def __init__(self, data: dict[str, Any]):
         self.data = data
+        #: Payload mode: the bytes the host would read back (see `xlssd.simulate`).
+        self.payload: bytes | None = None
 
     @classmethod
     def from_json(cls, text: str) -> "Report":

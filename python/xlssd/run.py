@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from xlssd import _core
-from xlssd.config import load_config, load_file, load_preset, preset_names, resolve
+from xlssd.config import load_config, load_file, load_preset, preset_names, resolve, with_base
 from xlssd.report import Report
 from xlssd.workload import as_workload
 
@@ -18,7 +18,7 @@ def _config_of(config: Any) -> dict[str, Any]:
     if isinstance(config, (str, Path)):
         return resolve(load_file(config))
     if isinstance(config, Mapping):
-        return resolve(config)
+        return resolve(with_base(config))
     if config is None:
         return load_config()
     raise TypeError(f"config must be a preset name, a path or a dict, not {type(config).__name__}")
@@ -30,16 +30,28 @@ def simulate(
     *,
     check: bool = False,
     progress: Callable[[int, int], Any] | None = None,
+    payload: bytes | None = None,
+    payload_lba: int = 0,
 ) -> Report:
     """Runs one simulation and returns its report.
 
-    `config` is a preset name, a config file path, or a dict (over the defaults).
+    `config` is a preset name, a config file path, or a dict (over the defaults, or over
+    the preset its `base` key names).
     `workload` is a fio-like spec string, a dict of `[workload]` fields, an
     :class:`xlssd.Trace`, or None for the config's own `[workload]` section.
     `progress(requests_done, simulated_ns)` is called now and then; returning False stops
     the run with KeyboardInterrupt.
+    `payload` (bytes) is carried on the device from sector `payload_lba` (payload mode); the
+    report's `payload` attribute then holds the bytes the host would read back: as written
+    where the decoder corrected them, with bit errors where it did not.
     """
     cfg = _config_of(config)
     wl = as_workload(workload, cfg)
-    text = _core.run(json.dumps(cfg), json.dumps(wl), check, progress)
-    return Report.from_json(text)
+    if payload is None:
+        return Report.from_json(_core.run(json.dumps(cfg), json.dumps(wl), check, progress))
+    if payload_lba < 0:
+        raise _core.ConfigError(f"payload_lba: value {payload_lba} is out of range: expected a sector >= 0")
+    text, returned = _core.run_with_payload(json.dumps(cfg), json.dumps(wl), check, progress, payload_lba, bytes(payload))
+    report = Report.from_json(text)
+    report.payload = returned[: len(payload)]
+    return report

@@ -530,6 +530,9 @@ pub struct EccConfig {
     /// RBER left after each retry step, as a fraction of the step before (a shifted read
     /// reference recovers part of the drifted cells).
     pub retry_rber_factor: f64,
+    /// Read approximately programmed pages raw, without decoding (seed 000 Sec. III-A: the
+    /// ECC of approximate pages may be skipped).
+    pub skip_approximate: bool,
 }
 
 impl Default for EccConfig {
@@ -542,6 +545,7 @@ impl Default for EccConfig {
             ldpc: Default::default(),
             retry_steps: 8,
             retry_rber_factor: 0.6,
+            skip_approximate: false,
         }
     }
 }

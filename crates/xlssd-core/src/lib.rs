@@ -19,7 +19,7 @@ pub mod sim;
 pub mod stats;
 
 pub use config::Config;
-pub use engine::{Progress, RunOptions, Simulator};
+pub use engine::{Payload, Progress, RunOptions, Simulator};
 pub use error::{Error, Result};
 pub use host::{Request, RequestSource, Workload};
 pub use report::Report;

@@ -20,7 +20,21 @@ pub struct Report {
     pub nand: NandReport,
     pub energy: EnergyReport,
     pub reliability: ReliabilityReport,
+    pub payload: PayloadReport,
     pub sim: SimReport,
+}
+
+/// Payload mode: real bytes carried for a range of logical pages.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PayloadReport {
+    pub enabled: bool,
+    /// Logical pages of the range.
+    pub pages: u64,
+    /// Host reads of those pages served by flash.
+    pub pages_read: u64,
+    /// Of those, how many came back with at least one flipped bit.
+    pub pages_returned_with_errors: u64,
+    pub bits_flipped: u64,
 }
 
 /// The read path's physics and decoding. All zero in the fixed-latency mode
@@ -55,6 +69,8 @@ pub struct DecodeReport {
     pub uncorrectable: u64,
     /// BCH: reads decoded successfully (after any retries).
     pub bch: u64,
+    /// Reads returned without decoding (no decoder, or approximate pages read raw).
+    pub raw: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

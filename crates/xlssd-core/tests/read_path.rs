@@ -174,3 +174,69 @@ fn pages_disturbed_by_later_neighbours_show_more_errors() {
     let last = one_read(63);
     assert!(last > 0.0 && first > 1.2 * last, "disturbed {first:e}, undisturbed {last:e}");
 }
+
+/// Reads every page of a 64-page payload at LBA 0 once, on a preconditioned device at 10K
+/// cycles with 1,000-hour-old data, programmed in `mode` and decoded by `scheme`.
+fn payload_run(mode: xlssd_core::physics::ProgramMode, scheme: EccScheme, skip: bool, seed: u64) -> (xlssd_core::Report, xlssd_core::Payload) {
+    let mut cfg = small();
+    cfg.seed = seed;
+    cfg.geometry.layers = 4;
+    cfg.precondition.occupancy = 0.5;
+    cfg.physics.model = ModelKind::Vth;
+    cfg.physics.program_mode = mode;
+    cfg.physics.read_disturb = false;
+    cfg.aging.initial_pe = 10_000.0;
+    cfg.aging.data_age_h = 1_000.0;
+    cfg.ecc.scheme = scheme;
+    cfg.ecc.skip_approximate = skip;
+    let data: Vec<u8> = (0..64 * 4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut payload = xlssd_core::Payload { first_lba: 0, data, returned: Vec::new() };
+    let reqs = (0..64u64).map(|i| req(i * 1_000_000, i, 1, Op::Read, 8)).collect();
+    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let report = sim
+        .run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() })
+        .unwrap();
+    (report, payload)
+}
+
+fn bit_differences(a: &[u8], b: &[u8]) -> u64 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones() as u64).sum()
+}
+
+#[test]
+fn payload_comes_back_with_the_errors_no_decoder_corrected() {
+    use xlssd_core::physics::ProgramMode;
+    // Approximate pages read raw: flips at the page RBER, exactly as many as reported.
+    let (r, p) = payload_run(ProgramMode::ApproxVmax, EccScheme::Ldpc, true, 7);
+    assert_eq!(r.payload.pages, 64);
+    assert_eq!(r.payload.pages_read, 64);
+    assert_eq!(r.reliability.decode.raw, 64);
+    let flipped = bit_differences(&p.data, &p.returned);
+    assert_eq!(flipped, r.payload.bits_flipped);
+    let expected = r.reliability.rber.mean * 64.0 * 4096.0 * 8.0;
+    assert!((flipped as f64 - expected).abs() < 5.0 * expected.sqrt() + 2.0, "{flipped} flips, expected about {expected}");
+    assert!(flipped > 0);
+    // The same pages decoded by LDPC come back exact.
+    let (r, p) = payload_run(ProgramMode::ApproxVmax, EccScheme::Ldpc, false, 7);
+    assert_eq!(r.reliability.decode.raw, 0);
+    assert_eq!(p.returned, p.data);
+    assert_eq!(r.payload.bits_flipped, 0);
+    // Same seed, same bytes; another seed, other flips.
+    let (_, a) = payload_run(ProgramMode::ApproxVmax, EccScheme::Ldpc, true, 7);
+    let (_, b) = payload_run(ProgramMode::ApproxVmax, EccScheme::Ldpc, true, 7);
+    let (_, c) = payload_run(ProgramMode::ApproxVmax, EccScheme::Ldpc, true, 8);
+    assert_eq!(a.returned, b.returned);
+    assert_ne!(a.returned, c.returned);
+}
+
+#[test]
+fn payload_outside_the_device_or_off_a_page_boundary_is_a_config_error() {
+    let cfg = small();
+    for (lba, len) in [(3u64, 4096usize), (0, 1 << 30)] {
+        let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).unwrap();
+        let mut payload = xlssd_core::Payload { first_lba: lba, data: vec![1; len], returned: Vec::new() };
+        let err = sim.run(xlssd_core::RunOptions { payload: Some(&mut payload), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("payload.lba"), "{err}");
+        assert!(payload.returned.is_empty());
+    }
+}

@@ -11,7 +11,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use xlssd_core::config::WorkloadConfig;
-use xlssd_core::{Config, Error, Progress, RunOptions, Workload};
+use pyo3::types::PyBytes;
+use xlssd_core::{Config, Error, Payload, Progress, RunOptions, Workload};
 
 create_exception!(_core, XlssdError, PyException, "Base class of xlssd's errors.");
 create_exception!(_core, ConfigError, XlssdError, "A config key is unknown, mistyped or out of range.");
@@ -204,6 +205,35 @@ impl Progress for PyProgress {
 #[pyfunction]
 #[pyo3(signature = (config_json, workload_json, check=false, progress=None))]
 fn run(py: Python<'_>, config_json: &str, workload_json: &str, check: bool, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    run_inner(py, config_json, workload_json, check, progress, None)
+}
+
+/// Runs one simulation carrying `data` at sector address `lba` (payload mode) and returns
+/// the report and the bytes the host would read back.
+#[pyfunction]
+#[pyo3(signature = (config_json, workload_json, check, progress, lba, data))]
+fn run_with_payload(
+    py: Python<'_>,
+    config_json: &str,
+    workload_json: &str,
+    check: bool,
+    progress: Option<Py<PyAny>>,
+    lba: u64,
+    data: Vec<u8>,
+) -> PyResult<(String, Py<PyBytes>)> {
+    let mut payload = Payload { first_lba: lba, data, returned: Vec::new() };
+    let report = run_inner(py, config_json, workload_json, check, progress, Some(&mut payload))?;
+    Ok((report, PyBytes::new(py, &payload.returned).unbind()))
+}
+
+fn run_inner(
+    py: Python<'_>,
+    config_json: &str,
+    workload_json: &str,
+    check: bool,
+    progress: Option<Py<PyAny>>,
+    payload: Option<&mut Payload>,
+) -> PyResult<String> {
     let cfg = guarded(|| Config::from_json_str(config_json))?;
     let workload: Workload = guarded(|| parse_json(workload_json, "workload"))?;
     let mut progress = progress.map(|callback| PyProgress { callback });
@@ -213,6 +243,7 @@ fn run(py: Python<'_>, config_json: &str, workload_json: &str, check: bool, prog
                 check,
                 progress: progress.as_mut().map(|p| p as &mut dyn Progress),
                 workload_description: serde_json::Value::Null,
+                payload,
             };
             let report = xlssd_core::simulate(&cfg, &workload, opts)?;
             Ok(report.to_json())
@@ -232,6 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_workload_spec, m)?)?;
     m.add_function(wrap_pyfunction!(logical_sectors, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_with_payload, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;

@@ -385,6 +385,10 @@ impl Simulator<'_> {
         match t.kind {
             TxnKind::HostRead => {
                 self.counters.host_flash_reads += 1;
+                if self.rel.is_none() {
+                    // No read path physics: every page comes back as written.
+                    self.payload_read(t.lpn, 0.0);
+                }
                 self.page_done(t.owner);
             }
             TxnKind::HostWrite => {

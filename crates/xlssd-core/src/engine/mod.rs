@@ -7,6 +7,7 @@ mod flash_path;
 mod gc_path;
 mod host_path;
 mod reliability;
+mod payload;
 mod report_build;
 mod setup;
 
@@ -22,6 +23,7 @@ use crate::controller::buffer::WriteBuffer;
 use crate::controller::cmt::Cmt;
 use crate::controller::die::{Channel, Die};
 use crate::controller::txn::{TxnKind, TxnSlab};
+pub use payload::{Payload, PayloadStats};
 use crate::error::{Error, Result};
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
@@ -128,6 +130,9 @@ pub struct RunOptions<'p> {
     pub progress: Option<&'p mut dyn Progress>,
     /// Description of the workload for the report.
     pub workload_description: serde_json::Value,
+    /// Real bytes to carry for a range of logical pages; after the run its `returned` holds
+    /// what the host would read back (payload mode).
+    pub payload: Option<&'p mut Payload>,
 }
 
 /// Stream numbers beyond the host's streams.
@@ -211,6 +216,8 @@ pub struct Simulator<'s> {
 
     /// Physics and decoding of the read path; `None` in the fixed-latency mode.
     rel: Option<reliability::Reliability>,
+    /// Bytes carried for a range of logical pages (payload mode).
+    payload: Option<payload::PayloadStore>,
 
     check: bool,
     error: Option<Error>,
@@ -231,6 +238,7 @@ const SEED_GC: u64 = 2;
 const SEED_PRECONDITION: u64 = 3;
 const SEED_PHYSICS: u64 = 4;
 const SEED_AGING: u64 = 5;
+const SEED_PAYLOAD: u64 = 6;
 
 impl<'s> Simulator<'s> {
     pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
@@ -331,6 +339,7 @@ impl<'s> Simulator<'s> {
                 geo.channels,
                 stream_seed(cfg.seed, SEED_PHYSICS),
             ),
+            payload: None,
             check: false,
             error: None,
             setup_s: 0.0,
@@ -351,6 +360,9 @@ impl<'s> Simulator<'s> {
     /// Runs the workload to its end and returns the report.
     pub fn run(mut self, mut opts: RunOptions) -> Result<Report> {
         let wall = std::time::Instant::now();
+        if let Some(p) = opts.payload.as_deref() {
+            self.payload = Some(self.payload_store(p)?);
+        }
         self.check = opts.check;
         if self.check {
             self.check_invariants()?;
@@ -411,7 +423,33 @@ impl<'s> Simulator<'s> {
             self.check_invariants()?;
         }
         let wall_s = wall.elapsed().as_secs_f64();
-        Ok(self.build_report(self.setup_s, wall_s, opts.workload_description.take()))
+        let report = self.build_report(self.setup_s, wall_s, opts.workload_description.take());
+        if let (Some(p), Some(store)) = (opts.payload, self.payload.take()) {
+            p.returned = store.into_returned();
+        }
+        Ok(report)
+    }
+
+    /// Checks where a payload goes and makes its store.
+    fn payload_store(&self, p: &Payload) -> Result<payload::PayloadStore> {
+        let spp = self.geo.sectors_per_page();
+        let bad = |message: String| Error::Config { key: "payload.lba".into(), message };
+        if p.first_lba % spp != 0 {
+            return Err(bad(format!("value {} is not on a page boundary: expected a multiple of {spp} sectors", p.first_lba)));
+        }
+        if p.data.is_empty() {
+            return Err(Error::Config { key: "payload.data".into(), message: "is empty: expected at least one byte".into() });
+        }
+        let page_bytes = self.geo.page_size as usize;
+        let pages = p.data.len().div_ceil(page_bytes) as u64;
+        let first = p.first_lba / spp;
+        if first + pages > self.logical_pages {
+            return Err(bad(format!(
+                "value {}: {pages} pages of payload from there end beyond the logical capacity of {} pages",
+                p.first_lba, self.logical_pages
+            )));
+        }
+        Ok(payload::PayloadStore::new(first, page_bytes, p.data.clone(), stream_seed(self.cfg.seed, SEED_PAYLOAD)))
     }
 
     fn handle(&mut self, ev: Ev) {

@@ -27,6 +27,8 @@ pub(super) enum Decoded {
     /// Recovered by chip-level RAID after every soft level failed.
     Raid,
     Uncorrectable,
+    /// Returned without decoding: no decoder, or an approximate page read raw.
+    Raw,
 }
 
 /// Measurements of the read path.
@@ -39,6 +41,8 @@ pub(super) struct ReliabilityStats {
     pub raid: u64,
     pub uncorrectable: u64,
     pub bch_ok: u64,
+    /// Reads returned without decoding.
+    pub raw: u64,
     /// Extra read steps per completed read, in thousandths.
     pub retries: LatencyStats,
     /// Time of host page reads spent sensing, transferring, decoding and retrying, in ns.
@@ -216,8 +220,11 @@ impl Simulator<'_> {
         let t = *self.txns.get(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
+        let raw = self.cfg.ecc.skip_approximate
+            && self.rel.as_ref().is_some_and(|r| r.state.mode(t.ppn).is_approximate());
         let (decode_ns, outcome) = match self.cfg.ecc.scheme {
-            EccScheme::None => (0, Decoded::Success),
+            _ if raw => (0, Decoded::Raw),
+            EccScheme::None => (0, Decoded::Raw),
             EccScheme::Ldpc => {
                 let l = &self.cfg.ecc.ldpc;
                 let stage = l.stage_for(rber);
@@ -283,7 +290,7 @@ impl Simulator<'_> {
 
     /// A decode finished with `outcome`.
     pub(super) fn on_decoded(&mut self, id: u32, outcome: u8) {
-        let outcome = [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable][outcome as usize];
+        let outcome = [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw][outcome as usize];
         let t = *self.txns.get(id);
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
@@ -309,6 +316,7 @@ impl Simulator<'_> {
         let steps = if t.step == u8::MAX { self.cfg.ecc.ldpc.soft_levels } else { t.step as u32 };
         match outcome {
             Decoded::Uncorrectable => rel.stats.uncorrectable += 1,
+            Decoded::Raw => rel.stats.raw += 1,
             _ if t.step == u8::MAX => {}
             _ => match scheme {
                 EccScheme::Ldpc if t.step == 0 => rel.stats.hard += 1,
@@ -323,7 +331,20 @@ impl Simulator<'_> {
                 rel.stats.retry_ns += now - first;
             }
         }
+        if t.kind == TxnKind::HostRead && self.payload.is_some() {
+            // Corrected data comes back as written; anything else with its raw errors.
+            let returned_rber = if matches!(outcome, Decoded::Raw | Decoded::Uncorrectable) { self.page_rber(t.ppn) } else { 0.0 };
+            self.payload_read(t.lpn, returned_rber);
+        }
         let t = self.txns.remove(id);
         self.txn_done(t);
+    }
+
+    /// The host read a logical page: a payload page in range comes back with errors drawn at
+    /// `rber`.
+    pub(super) fn payload_read(&mut self, lpn: u32, rber: f64) {
+        if let Some(p) = self.payload.as_mut() {
+            p.on_read(lpn as u64, rber);
+        }
     }
 }

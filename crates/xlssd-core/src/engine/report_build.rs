@@ -60,7 +60,7 @@ impl Simulator<'_> {
         ReliabilityReport {
             enabled: true,
             rber: RberReport { mean: scale(rber.mean), p99: scale(rber.p99), max: scale(rber.max) },
-            decode: DecodeReport { hard: s.hard, soft: s.soft.clone(), raid: s.raid, uncorrectable: s.uncorrectable, bch: s.bch_ok },
+            decode: DecodeReport { hard: s.hard, soft: s.soft.clone(), raid: s.raid, uncorrectable: s.uncorrectable, bch: s.bch_ok, raw: s.raw },
             read_retries: RetryReport { mean: retries.mean, max: retries.max.round() as u64 },
             uncorrectable_reads: s.uncorrectable,
             read_breakdown_us: ReadBreakdown {
@@ -69,6 +69,18 @@ impl Simulator<'_> {
                 decode: per_read(s.decode_ns),
                 retry: per_read(s.retry_ns),
             },
+        }
+    }
+
+    fn payload_report(&self) -> PayloadReport {
+        let Some(p) = self.payload.as_ref() else { return PayloadReport::default() };
+        let s = p.stats;
+        PayloadReport {
+            enabled: true,
+            pages: p.pages(),
+            pages_read: s.pages_read,
+            pages_returned_with_errors: s.pages_returned_with_errors,
+            bits_flipped: s.bits_flipped,
         }
     }
 
@@ -163,6 +175,7 @@ impl Simulator<'_> {
                 dram_j: round_j(e.dram_j),
             },
             reliability: self.reliability_report(),
+            payload: self.payload_report(),
             sim: SimReport {
                 simulated_ns,
                 events,

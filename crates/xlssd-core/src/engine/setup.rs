@@ -42,10 +42,26 @@ impl Simulator<'_> {
     pub(super) fn set_up_device(&mut self) -> Result<()> {
         self.age_blocks();
         self.precondition()?;
+        self.record_preconditioned_pages();
         if self.cmt.is_some() {
             self.store_translation_pages()?;
         }
         Ok(())
+    }
+
+    /// Preconditioned data was programmed like any other, in page order and in the
+    /// configured mode, before the retention clock started; the read path needs to know how,
+    /// and which neighbours came later.
+    fn record_preconditioned_pages(&mut self) {
+        let Some(rel) = self.rel.as_mut() else { return };
+        let (alg, mode) = (self.cfg.physics.algorithm, self.cfg.physics.program_mode);
+        for block in 0..self.geo.blocks {
+            if self.blocks.is_closed(block) {
+                for page in 0..self.geo.pages_per_block {
+                    rel.state.on_program(self.geo.ppn(block, page), block, 0.0, alg, mode);
+                }
+            }
+        }
     }
 
     /// Gives every block the P/E cycles the device has already seen (`[aging]`).
