@@ -118,16 +118,23 @@ fn read_disturbance_accumulates_in_the_block() {
     assert!(plausible, "max - mean {grew} should be half the disturbance of 1,999 reads");
 }
 
-/// Writes 64 pages one at a time on an idle 3D device at 10K cycles, then reads them back
-/// after about 1,000 hours on the retention clock, all programmed in `mode`.
-fn vth_write_then_read(mode: xlssd_core::physics::ProgramMode) -> xlssd_core::Report {
+/// The small device made 3D (four layers of 16 pages per block) at 10K cycles, with the
+/// threshold-voltage model and every page programmed in `mode`.
+fn worn_3d(mode: xlssd_core::physics::ProgramMode) -> xlssd_core::Config {
     let mut cfg = small();
     cfg.geometry.layers = 4;
     cfg.physics.model = ModelKind::Vth;
     cfg.physics.program_mode = mode;
     cfg.physics.read_disturb = false;
-    cfg.physics.program_speedup_at_100k = 0.0;
     cfg.aging.initial_pe = 10_000.0;
+    cfg
+}
+
+/// Writes 64 pages one at a time on an idle 3D device at 10K cycles, then reads them back
+/// after about 1,000 hours on the retention clock, all programmed in `mode`.
+fn vth_write_then_read(mode: xlssd_core::physics::ProgramMode) -> xlssd_core::Report {
+    let mut cfg = worn_3d(mode);
+    cfg.physics.program_speedup_at_100k = 0.0;
     cfg.physics.retention_scale = 3.6e6; // one simulated second is 1,000 hours
     let mut reqs: Vec<_> = (0..64u64).map(|i| req(i * 2_000_000, i, 1, Op::Write, 8)).collect();
     reqs.extend((0..64u64).map(|i| req(1_000_000_000 + i * 1_000_000, i, 1, Op::Read, 8)));
@@ -155,15 +162,10 @@ fn pages_disturbed_by_later_neighbours_show_more_errors() {
     // The last page of a block has no later neighbour; the first has one along Y and one
     // along Z. Read each alone after the block is full.
     let one_read = |lpn: u64| {
-        let mut cfg = small();
-        cfg.geometry.layers = 4;
+        let mut cfg = worn_3d(ProgramMode::ApproxVmax);
         cfg.geometry.channels = 1;
         cfg.geometry.chips_per_channel = 1;
         cfg.geometry.planes_per_die = 1;
-        cfg.physics.model = ModelKind::Vth;
-        cfg.physics.program_mode = ProgramMode::ApproxVmax;
-        cfg.physics.read_disturb = false;
-        cfg.aging.initial_pe = 10_000.0;
         // No retention, so that the two pages differ only in their disturbers.
         cfg.physics.retention_scale = 0.0;
         let mut reqs: Vec<_> = (0..64u64).map(|i| req(i * 2_000_000, i, 1, Op::Write, 8)).collect();
@@ -178,14 +180,9 @@ fn pages_disturbed_by_later_neighbours_show_more_errors() {
 /// Reads every page of a 64-page payload at LBA 0 once, on a preconditioned device at 10K
 /// cycles with 1,000-hour-old data, programmed in `mode` and decoded by `scheme`.
 fn payload_run(mode: xlssd_core::physics::ProgramMode, scheme: EccScheme, skip: bool, seed: u64) -> (xlssd_core::Report, xlssd_core::Payload) {
-    let mut cfg = small();
+    let mut cfg = worn_3d(mode);
     cfg.seed = seed;
-    cfg.geometry.layers = 4;
     cfg.precondition.occupancy = 0.5;
-    cfg.physics.model = ModelKind::Vth;
-    cfg.physics.program_mode = mode;
-    cfg.physics.read_disturb = false;
-    cfg.aging.initial_pe = 10_000.0;
     cfg.aging.data_age_h = 1_000.0;
     cfg.ecc.scheme = scheme;
     cfg.ecc.skip_approximate = skip;
