@@ -371,9 +371,8 @@ impl Simulator<'_> {
                 let ppn = self.txns.get(id).ppn;
                 self.note_sense(ppn);
                 let sense = self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(ppn)));
-                if self.start_decode(id, sense, self.timing.page_xfer_ns) {
-                    continue;
-                }
+                self.start_decode(id, sense, self.timing.page_xfer_ns);
+                continue;
             }
             let t = self.txns.remove(id);
             self.txn_done(t);

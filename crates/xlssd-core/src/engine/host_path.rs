@@ -89,6 +89,7 @@ impl Simulator<'_> {
             first_lpn,
             n_pages,
             pages_left: n_pages,
+            ready: now,
             next_page: 0,
         };
         let id = match self.free_reqs.pop() {
@@ -112,7 +113,7 @@ impl Simulator<'_> {
             }
             Op::Write => {
                 // The data crosses the host interface before the device can place it.
-                let done = self.host_link_transfer(Link::ToDevice, hr.bytes);
+                let done = self.host_link_transfer(Link::ToDevice, hr.bytes, now);
                 if done > now {
                     self.q.schedule(done, Ev::WriteDataIn(id));
                 } else {
@@ -140,13 +141,15 @@ impl Simulator<'_> {
 
     /// Reserves the host interface in one direction for `bytes`; returns when the transfer
     /// ends. Each direction carries one transfer at a time, in the order they are asked for.
-    fn host_link_transfer(&mut self, link: Link, bytes: u64) -> Time {
+    /// Reserves the host link in one direction for `bytes` from `from` on; returns when the
+    /// transfer ends.
+    fn host_link_transfer(&mut self, link: Link, bytes: u64, from: Time) -> Time {
         let xfer = self.timing.host_xfer_ns(bytes);
         if xfer == 0 {
-            return self.now();
+            return from;
         }
         let free = &mut self.host_link_free[link as usize];
-        let done = (*free).max(self.q.now()) + xfer;
+        let done = (*free).max(from) + xfer;
         *free = done;
         done
     }
@@ -300,15 +303,21 @@ impl Simulator<'_> {
     }
 
     pub(super) fn page_done(&mut self, req: u32) {
+        self.page_done_at(req, self.now());
+    }
+
+    /// One page of a request will be done at `ready` (now or later).
+    pub(super) fn page_done_at(&mut self, req: u32, ready: Time) {
         let r = &mut self.reqs[req as usize];
+        r.ready = r.ready.max(ready);
         r.pages_left -= 1;
         if r.pages_left > 0 {
             return;
         }
-        let (op, bytes) = (r.op, r.bytes);
+        let (op, bytes, ready) = (r.op, r.bytes, r.ready);
         let done = match op {
-            Op::Read => self.host_link_transfer(Link::ToHost, bytes),
-            Op::Write => self.now(),
+            Op::Read => self.host_link_transfer(Link::ToHost, bytes, ready),
+            Op::Write => ready,
         };
         if done > self.now() {
             self.q.schedule(done, Ev::ReqDone(req));

@@ -67,6 +67,9 @@ struct HostReq {
     first_lpn: u64,
     n_pages: u32,
     pages_left: u32,
+    /// When the data of its pages done so far is ready (a page may be counted done when
+    /// its last stage is scheduled, ahead of the stage's end).
+    ready: Time,
     /// Next page to place in the write buffer when the buffer was full.
     next_page: u32,
 }

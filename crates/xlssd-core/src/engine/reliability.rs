@@ -71,7 +71,7 @@ impl Reliability {
         let model: Box<dyn RberModel> = match cfg.physics.model {
             ModelKind::None if cfg.ecc.scheme == EccScheme::None => return None,
             ModelKind::None => Box::new(NoErrors),
-            ModelKind::PowerLaw => Box::new(cfg.physics.power_law.clone()),
+            ModelKind::PowerLaw => Box::new(crate::physics::power_law::PowerLaw::new(cfg.physics.power_law.clone())),
             ModelKind::ExpLinear => Box::new(cfg.physics.exp_linear.clone()),
             ModelKind::Vth => Box::new(crate::physics::vth_table::VthTable::new(cfg.physics.vth.clone())),
         };
@@ -211,12 +211,9 @@ impl Simulator<'_> {
         t
     }
 
-    /// A read's data is in the controller: decode it on the channel's ECC engine.
-    /// Returns false when there is no decoding stage (the read is done).
-    pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) -> bool {
-        if self.cfg.ecc.scheme == EccScheme::None && self.rel.is_none() {
-            return false;
-        }
+    /// A read's data is in the controller: decode it on the channel's ECC engine (or
+    /// return it raw).
+    pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) {
         let t = *self.txns.get(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
@@ -284,8 +281,13 @@ impl Simulator<'_> {
         let start = rel.ecc_free[ch].max(now);
         let end = start + decode_ns;
         rel.ecc_free[ch] = end;
-        self.q.schedule(end, Ev::Decoded(id, outcome as u8));
-        true
+        if t.kind == TxnKind::HostRead && matches!(outcome, Decoded::Success | Decoded::Raw | Decoded::Uncorrectable) {
+            // Nothing waits on a host read's last decode but its request: settle it now and
+            // let the request complete at the decode's end, without an event of its own.
+            self.finish_read(id, outcome, end);
+        } else {
+            self.q.schedule(end, Ev::Decoded(id, outcome as u8));
+        }
     }
 
     /// A decode finished with `outcome`.
@@ -310,7 +312,12 @@ impl Simulator<'_> {
             self.txns.get_mut(id).step = u8::MAX; // already counted
             return;
         }
-        let now = self.now();
+        self.finish_read(id, outcome, self.now());
+    }
+
+    /// A read's decoding is settled with `outcome`, its data ready at `at` (now or later).
+    fn finish_read(&mut self, id: u32, outcome: Decoded, at: Time) {
+        let t = *self.txns.get(id);
         let scheme = self.cfg.ecc.scheme;
         let rel = self.rel.as_mut().expect("reliability is on");
         let steps = if t.step == u8::MAX { self.cfg.ecc.ldpc.soft_levels } else { t.step as u32 };
@@ -328,7 +335,7 @@ impl Simulator<'_> {
         rel.stats.retries.record(steps as u64 * 1000, 0);
         if let Some(first) = rel.first_failure.remove(&id) {
             if t.kind == TxnKind::HostRead {
-                rel.stats.retry_ns += now - first;
+                rel.stats.retry_ns += at - first;
             }
         }
         if t.kind == TxnKind::HostRead && self.payload.is_some() {
@@ -337,7 +344,12 @@ impl Simulator<'_> {
             self.payload_read(t.lpn, returned_rber);
         }
         let t = self.txns.remove(id);
-        self.txn_done(t);
+        if t.kind == TxnKind::HostRead {
+            self.counters.host_flash_reads += 1;
+            self.page_done_at(t.owner, at);
+        } else {
+            self.txn_done(t);
+        }
     }
 
     /// The host read a logical page: a payload page in range comes back with errors drawn at
