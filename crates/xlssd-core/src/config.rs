@@ -433,6 +433,9 @@ pub struct WorkloadConfig {
     pub hot_space: f64,
     /// Mean gap between arrivals in open loop, in microseconds (exponential).
     pub interarrival_us: f64,
+    /// Fraction of the addressed slots whose data may be stored approximately; which
+    /// slots is fixed by a hash of the slot, so an address keeps its tag.
+    pub approx: f64,
     /// Seed of this workload; 0 derives it from the top-level seed.
     pub seed: u64,
 }
@@ -450,6 +453,7 @@ impl Default for WorkloadConfig {
             hot_fraction: 0.0,
             hot_space: 0.2,
             interarrival_us: 0.0,
+            approx: 0.0,
             seed: 0,
         }
     }
@@ -995,6 +999,7 @@ impl WorkloadConfig {
         }
         fraction(&k("hot_fraction"), self.hot_fraction, false, false)?;
         fraction(&k("hot_space"), self.hot_space, true, false)?;
+        fraction(&k("approx"), self.approx, false, false)?;
         if self.zipf > 0.0 && self.hot_fraction > 0.0 {
             return Err(Error::Config {
                 key: k("zipf"),

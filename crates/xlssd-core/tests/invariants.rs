@@ -264,7 +264,7 @@ fn workload(c: &Case, logical_pages: u64) -> (Vec<Request>, Sent) {
                 sent.write_pages += n_pages;
             }
         }
-        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op });
+        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx: false });
     }
     (reqs, sent)
 }

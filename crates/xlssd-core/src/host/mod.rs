@@ -36,6 +36,9 @@ pub struct Request {
     /// Length in sectors, at least 1.
     pub sectors: u32,
     pub op: Op,
+    /// The host allows the data to be stored approximately (seed 000 Sec. IV-A: a request
+    /// is (LPN, size, read/write, ApproxFlag)).
+    pub approx: bool,
 }
 
 /// A stream of host requests.

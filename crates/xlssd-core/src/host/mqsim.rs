@@ -1,7 +1,9 @@
 //! MQSim's ASCII trace format: one request per line,
 //! `arrival_time_ns device_id start_lba_sectors size_sectors type` separated by whitespace,
 //! with type 0 = write and 1 = read. The device id is checked but not used: the simulator
-//! models one device, and requests of all devices are replayed onto it.
+//! models one device, and requests of all devices are replayed onto it. An optional sixth
+//! field, 0 or 1, is the request's approximate flag (1 = the data may be stored
+//! approximately); fields after it are ignored.
 //!
 //! This is the format of the largest traces, so parsing avoids allocation entirely on
 //! well-formed lines.
@@ -22,7 +24,7 @@ impl LineParser for MqsimParser {
     }
 }
 
-/// Parses one (non-empty, non-comment) line. Fields after the fifth are ignored, as some
+/// Parses one (non-empty, non-comment) line. Fields after the sixth are ignored, as some
 /// tools append columns of their own.
 pub fn parse(line: &str) -> Result<Request, String> {
     let mut fields = line.split_ascii_whitespace();
@@ -50,7 +52,12 @@ pub fn parse(line: &str) -> Result<Request, String> {
         "1" => Op::Read,
         other => return Err(format!("type `{other}` is neither 0 (write) nor 1 (read)")),
     };
-    Ok(Request { arrival_ns, lba, sectors, op })
+    let approx = match fields.next() {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(other) => return Err(format!("approximate flag `{other}` is neither 0 (precise) nor 1 (approximate)")),
+    };
+    Ok(Request { arrival_ns, lba, sectors, op, approx })
 }
 
 #[cfg(test)]
@@ -62,13 +69,13 @@ mod tests {
     #[test]
     fn converts_fields() {
         let (reqs, skipped) =
-            read_all(Mqsim, "938513000 4 264719034 16 0\n11413000\t0  657728 64 1 extra cols\n", false).unwrap();
+            read_all(Mqsim, "938513000 4 264719034 16 0\n11413000\t0  657728 64 1 1 extra cols\n", false).unwrap();
         assert_eq!(skipped, 0);
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 938513000, lba: 264719034, sectors: 16, op: Op::Write },
-                Request { arrival_ns: 11413000, lba: 657728, sectors: 64, op: Op::Read },
+                Request { arrival_ns: 938513000, lba: 264719034, sectors: 16, op: Op::Write, approx: false },
+                Request { arrival_ns: 11413000, lba: 657728, sectors: 64, op: Op::Read, approx: true },
             ]
         );
     }
@@ -89,6 +96,7 @@ mod tests {
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 2\n"), 2, "1 0 5 8 2", "type `2`");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 R\n"), 2, "R", "neither 0 (write) nor 1 (read)");
         assert_bad(Mqsim, &format!("{ok}1,0,5,8,1\n"), 2, "1,0,5,8,1", "expected 5 fields");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 yes\n"), 2, "yes", "approximate flag `yes`");
     }
 
     #[test]

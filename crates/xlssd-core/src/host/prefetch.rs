@@ -114,7 +114,7 @@ mod tests {
                 return Ok(None);
             }
             self.n += 1;
-            Ok(Some(Request { arrival_ns: self.n, lba: self.n, sectors: 8, op: Op::Read }))
+            Ok(Some(Request { arrival_ns: self.n, lba: self.n, sectors: 8, op: Op::Read, approx: false }))
         }
         fn name(&self) -> &str {
             "counting"

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 /// Every key a spec may set, in the order messages list them.
 pub const KEYS: &[&str] =
-    &["rw", "bs", "n", "iodepth", "rwmixread", "span", "zipf", "hot_fraction", "hot_space", "interarrival_us", "seed"];
+    &["rw", "bs", "n", "iodepth", "rwmixread", "span", "zipf", "hot_fraction", "hot_space", "interarrival_us", "approx", "seed"];
 
 impl WorkloadConfig {
     /// `spec` (comma-separated `key=value` items, see [`KEYS`]) applied over `base`, then
@@ -50,6 +50,7 @@ impl WorkloadConfig {
                 "span" => cfg.span = parse_float(value).ok_or_else(|| bad("a fraction in (0, 1]"))?,
                 "zipf" => cfg.zipf = parse_float(value).ok_or_else(|| bad("a number >= 0 (0 = uniform)"))?,
                 "hot_fraction" => cfg.hot_fraction = parse_float(value).ok_or_else(|| bad("a fraction in [0, 1]"))?,
+                "approx" => cfg.approx = parse_float(value).ok_or_else(|| bad("a fraction in [0, 1]"))?,
                 "hot_space" => cfg.hot_space = parse_float(value).ok_or_else(|| bad("a fraction in (0, 1]"))?,
                 "interarrival_us" => {
                     cfg.interarrival_us = parse_float(value).ok_or_else(|| bad("a number of microseconds >= 0"))?

@@ -29,6 +29,9 @@ pub struct SyntheticSource {
     mean_gap_ns: Option<f64>,
     now_ns: u64,
     iodepth: u32,
+    /// Slots whose hash falls below this are approximate.
+    approx: f64,
+    approx_salt: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +122,8 @@ impl SyntheticSource {
             mean_gap_ns: (cfg.iodepth == 0).then_some(cfg.interarrival_us * 1000.0),
             now_ns: 0,
             iodepth: cfg.iodepth,
+            approx: cfg.approx,
+            approx_salt: seed,
         })
     }
 
@@ -184,7 +189,8 @@ impl RequestSource for SyntheticSource {
                 self.now_ns
             }
         };
-        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op }))
+        let approx = self.approx > 0.0 && unit_hash(slot ^ self.approx_salt) < self.approx;
+        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx }))
     }
 
     fn name(&self) -> &str {
@@ -194,6 +200,12 @@ impl RequestSource for SyntheticSource {
     fn preferred_queue_depth(&self) -> Option<u32> {
         (self.iodepth > 0).then_some(self.iodepth)
     }
+}
+
+/// A slot's place in [0, 1), fixed by the slot alone, so that the approximate region of a
+/// workload is the same on every visit and takes no draw from the request stream.
+fn unit_hash(x: u64) -> f64 {
+    (crate::engine::stream_seed(x, 0x6170_7072_6f78) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// A bijection of `0..n` needing O(1) memory: `i -> (a*i + b) mod n` with `a` coprime to
@@ -406,5 +418,22 @@ mod tests {
         }
         let big = Scatter::new(u64::MAX, 3);
         assert!(big.map(u64::MAX - 1) < u64::MAX);
+    }
+
+    #[test]
+    fn approximate_fraction_tags_a_fixed_share_of_addresses() {
+        let cfg = WorkloadConfig { rw: RwMode::Randwrite, n: 20_000, approx: 0.3, ..Default::default() };
+        let reqs = all(&cfg, 1 << 20, 5);
+        let share = reqs.iter().filter(|r| r.approx).count() as f64 / reqs.len() as f64;
+        assert!((share - 0.3).abs() < 0.02, "{share}");
+        // An address keeps its tag on every visit.
+        let mut tag = std::collections::HashMap::new();
+        for r in &reqs {
+            assert_eq!(*tag.entry(r.lba).or_insert(r.approx), r.approx, "lba {}", r.lba);
+        }
+        // The tag takes no draw from the request stream: the same requests otherwise.
+        let plain = all(&WorkloadConfig { approx: 0.0, ..cfg.clone() }, 1 << 20, 5);
+        assert!(plain.iter().all(|r| !r.approx));
+        assert!(plain.iter().zip(&reqs).all(|(a, b)| (a.lba, a.op, a.arrival_ns) == (b.lba, b.op, b.arrival_ns)));
     }
 }
