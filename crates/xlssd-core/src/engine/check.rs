@@ -36,7 +36,7 @@ impl Simulator<'_> {
                 _ => {}
             }
             for ppn in self.blocks.valid_pages(b) {
-                if self.geo.page_in_block(ppn) >= wp {
+                if !self.blocks.is_allocated(ppn) {
                     return fail(format!("page {ppn} is valid but was never allocated"));
                 }
                 match self.map.owner(ppn) {

@@ -421,8 +421,9 @@ impl Simulator<'_> {
         }
         self.note_program(ppn);
         // A block becomes a GC candidate when its last program finishes.
-        if self.geo.page_in_block(ppn) + 1 == self.geo.pages_per_block {
-            let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
+        let block = self.geo.block_of(ppn);
+        if self.blocks.programmed[block as usize] == self.geo.pages_per_block {
+            let plane = self.geo.plane_of_block(block);
             self.maybe_start_gc(plane);
         }
     }

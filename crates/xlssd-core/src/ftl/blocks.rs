@@ -45,6 +45,39 @@ pub struct BlockManager {
     /// Free blocks in each plane that only GC and static WL may take, so that cleaning
     /// never deadlocks for want of a block to copy into.
     pub gc_reserve: u32,
+    /// Order in which each block's pages are programmed, an index into `orders`.
+    pub order: Vec<u8>,
+    /// Page orders: `orders[o][i]` is the i-th page programmed; `ranks[o][page]` its place.
+    orders: Vec<Vec<u32>>,
+    ranks: Vec<Vec<u32>>,
+    /// Order each stream opens its blocks with (sequential unless a policy sets it).
+    pub stream_order: Vec<PageOrder>,
+    /// Per block, the checkerboard colour its first page took the last time it was opened
+    /// in a checkerboard pattern; it flips on every such use (intra-block wear levelling).
+    pub first_flip: Vec<bool>,
+}
+
+/// How a stream lays out the pages of the blocks it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageOrder {
+    /// Page 0, 1, 2, ...
+    Sequential,
+    /// Sequential, in a checkerboard pattern whose colours flip with each use of the block.
+    Checkerboard,
+    /// Two-phase interleaving: first every page of one checkerboard colour, then the other
+    /// colour; the colour that goes first flips with each use of the block.
+    TwoPhase,
+}
+
+/// Order indices in `BlockManager::orders`.
+const ORDER_SEQUENTIAL: u8 = 0;
+const ORDER_TWO_PHASE: u8 = 1; // + the first colour (0 or 1)
+
+/// Checkerboard colour of a page of a 3D block: pages alternate along the word line (Y)
+/// and across layers (Z).
+pub fn colour(geo: &Geometry, page_in_block: u32) -> u32 {
+    let n = geo.pages_per_layer;
+    (page_in_block % n + page_in_block / n) % 2
 }
 
 /// Picks which free block of a plane to open next.
@@ -77,6 +110,110 @@ impl BlockManager {
             active: vec![NO_BLOCK; (geo.planes * streams) as usize],
             next_close_seq: 1,
             gc_reserve: 1,
+            order: vec![ORDER_SEQUENTIAL; nb],
+            orders: Vec::new(),
+            ranks: Vec::new(),
+            stream_order: vec![PageOrder::Sequential; streams as usize],
+            first_flip: vec![false; nb],
+        }
+        .with_orders()
+    }
+
+    fn with_orders(mut self) -> BlockManager {
+        let n = self.geo.pages_per_block;
+        let sequential: Vec<u32> = (0..n).collect();
+        let mut orders = vec![sequential];
+        for first in 0..2 {
+            let (a, b): (Vec<u32>, Vec<u32>) = (0..n).partition(|&p| colour(&self.geo, p) == first);
+            orders.push(a.into_iter().chain(b).collect());
+        }
+        self.ranks = orders
+            .iter()
+            .map(|o| {
+                let mut rank = vec![0; n as usize];
+                for (i, &p) in o.iter().enumerate() {
+                    rank[p as usize] = i as u32;
+                }
+                rank
+            })
+            .collect();
+        self.orders = orders;
+        self
+    }
+
+    /// The page of `block` its `i`-th program goes to.
+    #[inline]
+    fn nth_page(&self, block: usize, i: u32) -> u32 {
+        match self.order[block] {
+            ORDER_SEQUENTIAL => i,
+            o => self.orders[o as usize][i as usize],
+        }
+    }
+
+    /// Place of `ppn` in its block's program order.
+    #[inline]
+    pub fn rank(&self, ppn: u32) -> u32 {
+        let b = self.geo.block_of(ppn) as usize;
+        let page = self.geo.page_in_block(ppn);
+        match self.order[b] {
+            ORDER_SEQUENTIAL => page,
+            o => self.ranks[o as usize][page as usize],
+        }
+    }
+
+    /// Pages of `block` already handed out, in order.
+    pub fn is_allocated(&self, ppn: u32) -> bool {
+        self.rank(ppn) < self.write_ptr[self.geo.block_of(ppn) as usize]
+    }
+
+    /// The next page `block` will hand out, if any.
+    pub fn next_page(&self, block: u32) -> Option<u32> {
+        let b = block as usize;
+        (self.write_ptr[b] < self.geo.pages_per_block).then(|| self.nth_page(b, self.write_ptr[b]))
+    }
+
+    /// Opens a free block of `plane` for `stream` without handing out a page, so that a
+    /// policy can see what its first page will be. `None` when the plane has no free block
+    /// beyond the reserve (`privileged` may take the reserve).
+    pub fn open(&mut self, plane: u32, stream: u32, privileged: bool, picker: &mut dyn FreeBlockPicker) -> Option<u32> {
+        let slot = (plane * self.streams + stream) as usize;
+        if self.active[slot] != NO_BLOCK {
+            return Some(self.active[slot]);
+        }
+        let reserve = if privileged { 0 } else { self.gc_reserve };
+        if self.free[plane as usize].len() as u32 <= reserve {
+            return None;
+        }
+        let idx = picker.pick(&self.free[plane as usize], self);
+        let block = self.free[plane as usize].swap_remove(idx);
+        let b = block as usize;
+        self.state[b] = BlockState::Active;
+        self.stream_of[b] = stream as u8;
+        self.active[slot] = block;
+        self.order[b] = match self.stream_order[stream as usize] {
+            PageOrder::Sequential => ORDER_SEQUENTIAL,
+            PageOrder::Checkerboard => {
+                self.first_flip[b] = !self.first_flip[b];
+                ORDER_SEQUENTIAL
+            }
+            PageOrder::TwoPhase => {
+                self.first_flip[b] = !self.first_flip[b];
+                ORDER_TWO_PHASE + self.first_flip[b] as u8
+            }
+        };
+        Some(block)
+    }
+
+    /// Hands `stream`'s active block in `plane` over to stream `to`, whose slot must be
+    /// empty (a block that changes role half way, as two-phase blocks do).
+    pub fn move_active(&mut self, plane: u32, stream: u32, to: u32) {
+        let from = (plane * self.streams + stream) as usize;
+        let slot = (plane * self.streams + to) as usize;
+        debug_assert_eq!(self.active[slot], NO_BLOCK);
+        let block = std::mem::replace(&mut self.active[from], NO_BLOCK);
+        self.active[slot] = block;
+        if block != NO_BLOCK {
+            self.stream_of[block as usize] = to as u8;
         }
     }
 
@@ -122,20 +259,9 @@ impl BlockManager {
         picker: &mut dyn FreeBlockPicker,
     ) -> Option<u32> {
         let slot = (plane * self.streams + stream) as usize;
-        let mut block = self.active[slot];
-        if block == NO_BLOCK {
-            let reserve = if privileged { 0 } else { self.gc_reserve };
-            if self.free[plane as usize].len() as u32 <= reserve {
-                return None;
-            }
-            let idx = picker.pick(&self.free[plane as usize], self);
-            block = self.free[plane as usize].swap_remove(idx);
-            self.state[block as usize] = BlockState::Active;
-            self.stream_of[block as usize] = stream as u8;
-            self.active[slot] = block;
-        }
+        let block = self.open(plane, stream, privileged, picker)?;
         let b = block as usize;
-        let page = self.write_ptr[b];
+        let page = self.nth_page(b, self.write_ptr[b]);
         self.write_ptr[b] += 1;
         if self.write_ptr[b] == self.geo.pages_per_block {
             self.state[b] = BlockState::Full;
@@ -170,11 +296,9 @@ impl BlockManager {
     pub fn program_done(&mut self, ppn: u32) -> Result<(), String> {
         let b = self.geo.block_of(ppn) as usize;
         let page = self.geo.page_in_block(ppn);
-        if page != self.programmed[b] {
-            return Err(format!(
-                "block {b}: page {page} programmed out of order (next in order is {})",
-                self.programmed[b]
-            ));
+        let expected = self.nth_page(b, self.programmed[b]);
+        if page != expected {
+            return Err(format!("block {b}: page {page} programmed out of order (next in order is {expected})"));
         }
         self.programmed[b] += 1;
         Ok(())
@@ -183,7 +307,7 @@ impl BlockManager {
     /// Whether the data of `ppn` is on the flash yet (its program has finished).
     #[inline]
     pub fn is_programmed(&self, ppn: u32) -> bool {
-        self.geo.page_in_block(ppn) < self.programmed[self.geo.block_of(ppn) as usize]
+        self.rank(ppn) < self.programmed[self.geo.block_of(ppn) as usize]
     }
 
     /// Whether a block can be cleaned: every page allocated and every program finished, so
@@ -205,6 +329,7 @@ impl BlockManager {
         self.state[b] = BlockState::Free;
         self.write_ptr[b] = 0;
         self.programmed[b] = 0;
+        self.order[b] = ORDER_SEQUENTIAL;
         self.erase_count[b] += 1;
         let plane = self.geo.plane_of_block(block);
         self.free[plane as usize].push(block);
@@ -250,5 +375,82 @@ impl BlockManager {
     /// Total valid pages, counted from the bitmap (for the invariant checker).
     pub fn count_valid_bits(&self, block: u32) -> u32 {
         self.valid_pages(block).count() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GeometryConfig;
+
+    struct First;
+    impl FreeBlockPicker for First {
+        fn pick(&mut self, _free: &[u32], _blocks: &BlockManager) -> usize {
+            0
+        }
+    }
+
+    /// One plane of four blocks of 2 layers x 4 pages.
+    fn manager() -> BlockManager {
+        let g = GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            layers: 2,
+            ..Default::default()
+        };
+        BlockManager::new(&Geometry::new(&g), 2)
+    }
+
+    #[test]
+    fn checkerboard_colours_alternate_along_both_directions() {
+        let m = manager();
+        let colours: Vec<u32> = (0..8).map(|p| colour(&m.geo, p)).collect();
+        // Layer 0: pages 0-3; layer 1: pages 4-7, shifted by one.
+        assert_eq!(colours, vec![0, 1, 0, 1, 1, 0, 1, 0]);
+    }
+
+    #[test]
+    fn two_phase_blocks_fill_one_colour_then_the_other_and_flip_on_reuse() {
+        let mut m = manager();
+        m.stream_order[1] = PageOrder::TwoPhase;
+        let pages: Vec<u32> = (0..8).map(|_| m.allocate(0, 1, false, &mut First).unwrap()).collect();
+        let block = m.geo.block_of(pages[0]);
+        let first: Vec<u32> = pages[..4].iter().map(|&p| colour(&m.geo, m.geo.page_in_block(p))).collect();
+        let second: Vec<u32> = pages[4..].iter().map(|&p| colour(&m.geo, m.geo.page_in_block(p))).collect();
+        assert!(first.iter().all(|&c| c == first[0]) && second.iter().all(|&c| c != first[0]), "{pages:?}");
+        // Programs must finish in the block's own order, not page order.
+        assert_ne!(pages[0], m.geo.ppn(block, 0));
+        assert!(m.program_done(m.geo.ppn(block, 0)).is_err());
+        for &p in &pages {
+            assert!(!m.is_programmed(p));
+            m.program_done(p).unwrap();
+            assert!(m.is_programmed(p));
+        }
+        assert!(m.is_closed(block));
+        // Reused after an erase, the other colour goes first.
+        m.state[block as usize] = BlockState::Victim;
+        m.erase(block);
+        let idx = m.free[0].iter().position(|&b| b == block).unwrap();
+        m.free[0].swap(0, idx);
+        let again = m.allocate(0, 1, false, &mut First).unwrap();
+        assert_eq!(m.geo.block_of(again), block);
+        assert_ne!(colour(&m.geo, m.geo.page_in_block(again)), first[0]);
+    }
+
+    #[test]
+    fn an_active_block_changes_stream_half_way() {
+        let mut m = manager();
+        let p = m.allocate(0, 0, false, &mut First).unwrap();
+        let block = m.geo.block_of(p);
+        m.move_active(0, 0, 1);
+        assert_eq!(m.active(0, 0), NO_BLOCK);
+        assert_eq!(m.active(0, 1), block);
+        assert_eq!(m.stream_of[block as usize], 1);
+        let q = m.allocate(0, 1, false, &mut First).unwrap();
+        assert_eq!(q, p + 1);
     }
 }
