@@ -87,9 +87,9 @@ def context(folder: str | Path) -> dict[str, Any]:
     failures = con.execute("SELECT * FROM failures").fetchall()
     total = len(meta.get("points", [])) or len(rows) + len(failures)
 
-    shown = ["scheme", "workload_name", "seed"]
-    shown = _varying(rows, shown) or ["scheme"]
-    shown += [c for c in swept if c not in shown] + [m for m in HEADLINE if rows and m in rows[0]]
+    # What tells the points apart, then what was measured.
+    shown = _varying(rows, ["scheme", "workload_name", "seed"]) + swept
+    shown = (shown or ["scheme"]) + [m for m in HEADLINE if rows and m in rows[0]]
     table_rows = [[plots.fmt(r.get(c)) if not isinstance(r.get(c), float) else f"{r[c]:.6g}" for c in shown]
                   for r in rows[:MAX_TABLE_ROWS]]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -21,6 +22,11 @@ from rich.text import Text
 
 def wanted(quiet: bool) -> bool:
     return not quiet and sys.stderr.isatty()
+
+
+def _console() -> Console:
+    # Standard error: standard output may be carrying a report (`xlssd run --json -`).
+    return Console(stderr=True)
 
 
 class _Rate(ProgressColumn):
@@ -50,6 +56,7 @@ def simulation_bar(total: int | None, quiet: bool) -> tuple[Progress | None, Cal
         _Rate("requests"),
         TimeRemainingColumn(),
         transient=True,
+        console=_console(),
     )
     task = bar.add_task("run", total=total, sim="")
 
@@ -75,6 +82,7 @@ class PointsBar:
                 _Rate("points"),
                 TimeRemainingColumn(),
                 transient=True,
+                console=_console(),
             )
             self._task = self._bar.add_task(title, total=total, failed=0)
 
