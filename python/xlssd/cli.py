@@ -143,7 +143,7 @@ def _backend(args: argparse.Namespace):
         raise _core.ConfigError(f"--jobs: {args.jobs} is not a positive number")
     if args.ray is None:
         return LocalPool(args.jobs)
-    return RayCluster(address=args.ray or None, num_cpus=args.jobs, quiet=args.quiet)
+    return RayCluster(address=args.ray or None, num_cpus=args.jobs)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -242,11 +242,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from xlssd.sweep.spec import load_spec
 
     spec = load_spec(args.spec)
+    points = spec.expand()
     out = Path(args.out) if args.out else Path("out") / spec.name
     backend = _backend(args)
     if not args.quiet:
         print(f"sweep {spec.name} on a {backend.describe()}, into {out}", flush=True)
-    outcome = run_sweep(spec, out, backend, args.quiet)
+    outcome = run_sweep(spec, out, backend, args.quiet, points)
     if not args.quiet:
         print(outcome.summary())
     return 1 if outcome.failed else 0

@@ -11,6 +11,7 @@ import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Iterator, Mapping
 
+from xlssd._core import ConfigError
 from xlssd.sweep.point import failed_row, run_point
 
 Task = Mapping[str, Any]
@@ -69,24 +70,30 @@ class RayCluster:
     started for this run (and stopped after it) when no address is given."""
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None,
-                 object_store_memory: int = LOCAL_RAY_OBJECT_STORE_BYTES, quiet: bool = False):
+                 object_store_memory: int = LOCAL_RAY_OBJECT_STORE_BYTES):
         self.address = address
         self.num_cpus = num_cpus
         self.object_store_memory = object_store_memory
-        self.quiet = quiet
 
     def describe(self) -> str:
         return f"Ray cluster at {self.address}" if self.address else "local Ray instance"
 
     def _init(self):
+        if not self.address:
+            # A single-machine instance needs no network: keep Ray on the loopback interface
+            # (as it does on macOS) instead of listening on every interface. Read at import.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray
 
         if ray.is_initialized():
             return ray, False
-        common = dict(include_dashboard=False, log_to_driver=False,
-                      logging_level=logging.ERROR if self.quiet else logging.WARNING)
+        # Ray's own start-up chatter would bury the sweep's output; its errors still show.
+        common = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         if self.address:
-            ray.init(address=self.address, **common)
+            try:
+                ray.init(address=self.address, **common)
+            except ConnectionError as e:
+                raise ConfigError(f"--ray {self.address}: {e}") from None
         else:
             ray.init(num_cpus=self.num_cpus, object_store_memory=self.object_store_memory, **common)
         return ray, True

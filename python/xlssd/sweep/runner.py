@@ -65,9 +65,11 @@ def run_points(points: list[Point], store: Store, backend=None, quiet: bool = Fa
     return Outcome(len(points), len(points) - len(todo), len(todo), failed)
 
 
-def run_sweep(spec: Spec, out: str | Path, backend=None, quiet: bool = False) -> Outcome:
-    """Expands and checks the whole spec before writing anything, then runs it."""
-    points = spec.expand()
+def run_sweep(spec: Spec, out: str | Path, backend=None, quiet: bool = False,
+              points: list[Point] | None = None) -> Outcome:
+    """Expands and checks the whole spec (unless given its points) before writing
+    anything, then runs it."""
+    points = spec.expand() if points is None else points
     store = Store(out)
     store.prepare()
     store.write_meta(metadata("sweep", spec, points))
