@@ -51,15 +51,6 @@ def test_uber_is_stable_at_the_extremes():
     assert _core.ecc_required_t(0.1, 1e-15) is None or _core.ecc_required_t(0.1, 1e-15)[0] > 3000
 
 
-def test_cli_reproduce_prints_the_tables_and_passes(cli):
-    p = cli("reproduce", "tecs15-ecc")
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "45 of 45 cells" in p.stdout
-    assert "ISPP-RV" in p.stdout and ">93" in p.stdout
-    listing = cli("reproduce", "--list")
-    assert "tecs15-ecc" in listing.stdout
-
-
 def test_cli_ecc_commands_and_their_errors(cli):
     p = cli("ecc", "required-t", "--rber", "1e-3", "--uber", "1e-13")
     assert p.returncode == 0 and p.stdout.startswith("t = ")
@@ -69,5 +60,3 @@ def test_cli_ecc_commands_and_their_errors(cli):
     assert p.returncode == 0 and float(p.stdout.split("=")[1]) <= 1e-13
     bad = cli("ecc", "required-t", "--rber", "0.7", "--uber", "1e-13")
     assert bad.returncode == 2 and "--rber" in bad.stderr and "Traceback" not in bad.stderr
-    bad = cli("reproduce", "nothing-like-this")
-    assert bad.returncode == 2 and "tecs15-ecc" in bad.stderr

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 from xlssd import __version__, _core
+from xlssd.atomic import write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
+from xlssd.progress import simulation_bar
 from xlssd.report import Report
 from xlssd.summary import summary
 from xlssd.workload import FORMATS, Trace, synthetic
@@ -86,47 +86,77 @@ def _parser() -> argparse.ArgumentParser:
         rber.add_argument(f"--{axis}-neighbour", default="precise", choices=("none",) + modes,
                           help=f"program mode of the neighbour {where} programmed after it, or none (vth model)")
 
-    rep = sub.add_parser("reproduce", help="reproduce a published result", description="Reproduce a published result.")
+    rep = sub.add_parser("reproduce", help="reproduce a published result",
+                         description="Run a registered experiment, print its numbers beside the paper's, "
+                                     "and write the results, the table and the figures to a folder.")
     rep.add_argument("name", nargs="?", help="experiment name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the experiments")
     rep.add_argument("--quick", action="store_true", help="a scaled-down version that finishes quickly")
+    rep.add_argument("--out", metavar="DIR", help="results folder (default: out/NAME, or out/NAME-quick)")
+    rep.add_argument("--strict", action="store_true",
+                     help="exit 1 when a number is outside the paper's tolerance")
+    _backend_args(rep)
+
+    sw = sub.add_parser("sweep", help="run a sweep of simulations",
+                        description="Run every point of a sweep spec (TOML) into a resumable Parquet dataset.")
+    sw.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (see docs/experiments.md)")
+    sw.add_argument("--out", metavar="DIR", help="results folder (default: out/SPEC-NAME)")
+    _backend_args(sw)
+
+    res = sub.add_parser("results", help="query and plot sweep results", description="Query and plot results.")
+    res_sub = res.add_subparsers(dest="results_command", required=True, metavar="COMMAND")
+    q = res_sub.add_parser("query", help="answer SQL over a results folder",
+                           description="SQL (DuckDB) over the views `results` (finished points), `failures` "
+                                       "and `all_points`. Columns are dotted keys: quote them, \"ftl.waf\".")
+    q.add_argument("dir", metavar="DIR")
+    q.add_argument("sql", metavar="SQL")
+    q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    plot = res_sub.add_parser("plot", help="draw a plot of a results folder", description="Draw a plot as PNG.")
+    plot.add_argument("dir", metavar="DIR")
+    kinds = plot.add_subparsers(dest="kind", required=True, metavar="KIND")
+    bars = kinds.add_parser("bars", help="a metric normalised to a baseline, as bars")
+    bars.add_argument("--metric", required=True, help="column to draw, e.g. ftl.waf")
+    bars.add_argument("--by", default="scheme", help="column naming the bars (default: scheme)")
+    bars.add_argument("--baseline", required=True, help="the value of --by everything is divided by")
+    bars.add_argument("--group", action="append", default=[], metavar="COLUMN",
+                      help="column whose values form groups of bars (repeatable; default: workload_name)")
+    cdf = kinds.add_parser("cdf", help="latency CDFs, one line per series")
+    cdf.add_argument("--op", choices=("read", "write", "all"), default="read")
+    line = kinds.add_parser("line", help="a metric against a parameter, a line per series")
+    line.add_argument("--x", required=True, help="the parameter, e.g. ftl.overprovisioning")
+    line.add_argument("--metric", required=True, help="column to draw, e.g. ftl.waf")
+    line.add_argument("--logx", action="store_true", default=None, help="logarithmic x axis")
+    line.add_argument("--logy", action="store_true", default=None, help="logarithmic y axis")
+    for k in (cdf, line):
+        k.add_argument("--by", action="append", default=[], metavar="COLUMN",
+                       help="column naming the series (repeatable; default: scheme)")
+    for k in (bars, cdf, line):
+        k.add_argument("--where", metavar="SQL", help="keep only rows matching this SQL condition")
+        k.add_argument("--title", help="figure title")
+        k.add_argument("--out", metavar="PNG", help="output file (default: DIR/figures/KIND-METRIC.png)")
+
+    rpt = sub.add_parser("report", help="write an HTML report of a results folder",
+                         description="Write one self-contained HTML file summarising a sweep or a reproduction.")
+    rpt.add_argument("dir", metavar="DIR")
+    rpt.add_argument("--out", metavar="FILE", help="output file (default: DIR/report.html)")
     return p
 
 
-def _write_atomically(path: str, content: str | bytes) -> None:
-    """Writes via a temporary file in the same folder, so a failed run leaves nothing behind."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
-    try:
-        with os.fdopen(fd, "wb" if isinstance(content, bytes) else "w") as f:
-            f.write(content)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _backend_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, metavar="N", help="simulations at once (default: one per core)")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="run on the Ray cluster at ADDRESS, or on a local Ray instance started for this run")
+    p.add_argument("--quiet", action="store_true", help="print neither progress nor summaries")
 
 
-def _progress(total: int | None, quiet: bool):
-    """A progress callback drawing a bar on a terminal; None when not wanted."""
-    if quiet or not sys.stderr.isatty():
-        return None, None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+def _backend(args: argparse.Namespace):
+    from xlssd.sweep.backends import LocalPool, RayCluster
 
-    bar = Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("requests  {task.fields[sim]}"),
-        TimeRemainingColumn(),
-        transient=True,
-    )
-    task = bar.add_task("run", total=total, sim="")
-
-    def update(done: int, sim_ns: int) -> bool:
-        bar.update(task, completed=done, sim=f"{sim_ns / 1e9:.3f} s simulated")
-        return True
-
-    return bar, update
+    if args.jobs is not None and args.jobs < 1:
+        raise _core.ConfigError(f"--jobs: {args.jobs} is not a positive number")
+    if args.ray is None:
+        return LocalPool(args.jobs)
+    return RayCluster(address=args.ray or None, num_cpus=args.jobs)
 
 
 def _read_payload(args: argparse.Namespace) -> bytes | None:
@@ -161,7 +191,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         workload = synthetic(args.workload, cfg)
         total = workload["n"]
     payload = _read_payload(args)
-    bar, update = _progress(total, args.quiet)
+    bar, update = simulation_bar(total, args.quiet)
     with bar if bar is not None else contextlib.nullcontext():
         if payload is None:
             text, returned = _core.run(json.dumps(cfg), json.dumps(workload), args.check, update), None
@@ -171,7 +201,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
     report = Report.from_json(text)
     if returned is not None and args.payload_out:
-        _write_atomically(args.payload_out, returned[: len(payload)])
+        write_bytes(args.payload_out, returned[: len(payload)])
     if args.no_wall_clock:
         report = report.without_wall_clock()
     out = report.json()
@@ -181,7 +211,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(summary(report), file=sys.stderr)
         return 0
     if args.json:
-        _write_atomically(args.json, out)
+        write_text(args.json, out)
     if not args.quiet:
         print(summary(report))
         if args.json:
@@ -223,30 +253,74 @@ def _cmd_physics(args: argparse.Namespace) -> int:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from xlssd.reproduce import REGISTRY
+    from xlssd.reproduce.experiment import run_experiment
 
     if args.list or not args.name:
-        for name, (description, _run) in sorted(REGISTRY.items()):
-            print(f"{name:20} {description}")
+        for name, exp in sorted(REGISTRY.items()):
+            print(f"{name:20} {exp.description}")
         return 0
     if args.name not in REGISTRY:
         raise _core.ConfigError(f"unknown experiment `{args.name}`; experiments are: {', '.join(sorted(REGISTRY))}")
-    return REGISTRY[args.name][1](args.quick)
+    outcome, comparisons = run_experiment(REGISTRY[args.name], args.out, args.quick, _backend(args), args.quiet)
+    if outcome.failed:
+        return 1
+    if args.strict and not all(c.claim.within(c.ours) for c in comparisons):
+        return 1
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from xlssd.sweep.runner import run_sweep
+    from xlssd.sweep.spec import load_spec
+
+    spec = load_spec(args.spec)
+    points = spec.expand()
+    out = Path(args.out) if args.out else Path("out") / spec.name
+    backend = _backend(args)
+    if not args.quiet:
+        print(f"sweep {spec.name} on a {backend.describe()}, into {out}", flush=True)
+    outcome = run_sweep(spec, out, backend, args.quiet, points)
+    if not args.quiet:
+        print(outcome.summary())
+    return 1 if outcome.failed else 0
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    from xlssd.results import commands
+
+    if args.results_command == "query":
+        print(commands.query(args.dir, args.sql, args.format), end="")
+        return 0
+    print(commands.plot(args))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from xlssd.htmlreport import write_report
+
+    print(write_report(args.dir, args.out))
+    return 0
+
+
+COMMANDS = {
+    "run": _cmd_run,
+    "presets": _cmd_presets,
+    "ecc": _cmd_ecc,
+    "physics": _cmd_physics,
+    "reproduce": _cmd_reproduce,
+    "sweep": _cmd_sweep,
+    "results": _cmd_results,
+    "report": _cmd_report,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from xlssd.results.errors import ResultsError
+
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
-            return _cmd_run(args)
-        if args.command == "presets":
-            return _cmd_presets(args)
-        if args.command == "ecc":
-            return _cmd_ecc(args)
-        if args.command == "physics":
-            return _cmd_physics(args)
-        if args.command == "reproduce":
-            return _cmd_reproduce(args)
-    except (_core.ConfigError, _core.TraceError, _core.WorkloadError) as e:
+        return COMMANDS[args.command](args)
+    except (_core.ConfigError, _core.TraceError, _core.WorkloadError, ResultsError) as e:
         print(f"xlssd: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
     except _core.XlssdError as e:
@@ -255,7 +329,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("xlssd: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_USER_ERROR
 
 
 if __name__ == "__main__":

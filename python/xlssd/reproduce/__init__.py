@@ -1,13 +1,9 @@
-"""Reproductions of published results: each module registers one experiment that prints
-its figures beside the paper's."""
+"""Reproductions of published results. Each module declares one `Experiment`; this registry
+is what `xlssd reproduce` lists and runs."""
 
 from __future__ import annotations
 
-from typing import Callable
-
 from xlssd.reproduce import tecs15_ecc
+from xlssd.reproduce.experiment import Experiment
 
-#: name -> (one-line description, function(quick) -> exit code)
-REGISTRY: dict[str, tuple[str, Callable[[bool], int]]] = {
-    tecs15_ecc.NAME: (tecs15_ecc.DESCRIPTION, tecs15_ecc.run),
-}
+REGISTRY: dict[str, Experiment] = {e.name: e for e in (tecs15_ecc.EXPERIMENT,)}

@@ -1,0 +1,335 @@
+"""The shape of a reproduction: what a paper measured, how we measure it, and how the two
+compare.
+
+An experiment declares a device (a preset and overrides), schemes (named overrides: the
+technique and its baselines), workloads, a grid of other config keys (ages, sizes), metrics
+(SQL expressions over the result columns, usually one report key), the numbers the paper
+prints (`Claim`: where it prints them, what they are normalised to) and the figures to
+draw. `run_experiment` turns it into a sweep, runs it into a results folder, and writes the
+side-by-side table and the figures there."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence, TextIO
+
+from xlssd.atomic import write_text
+from xlssd.config import load_preset
+from xlssd.results import plots
+from xlssd.results.store import Store, ident
+from xlssd.sweep.runner import Outcome, metadata, run_points
+from xlssd.sweep.spec import Spec
+from xlssd.table import text_table
+
+COMPARISON_FILE = "comparison"
+FIGURES_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A measured quantity: `expr` is SQL over the result columns (quote dotted keys, or
+    build it with `Metric.key`)."""
+
+    name: str
+    expr: str
+    label: str = ""
+
+    @classmethod
+    def key(cls, name: str, report_key: str, label: str = "") -> "Metric":
+        return cls(name, ident(report_key), label or report_key)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One number the paper prints.
+
+    Simulated claims give `metric`, `scheme`, `workload` (None: the mean over the
+    experiment's workloads) and `where` (config key -> value, e.g. the P/E count).
+    `normalise` is None (absolute), "ratio" (scheme / baseline) or "change" (percent change
+    from the baseline), the baseline being the claim's or else the experiment's. Numbers the
+    paper derives analytically give `compute` instead. `bound = "above"` is for a paper
+    cell such as ">93": ours must exceed it."""
+
+    ref: str
+    label: str
+    paper: float
+    metric: str | None = None
+    scheme: str | None = None
+    workload: str | None = None
+    where: Mapping[str, Any] = field(default_factory=dict)
+    normalise: str | None = None
+    baseline: str | None = None
+    bound: str = "approx"
+    rel_tol: float = 0.10
+    abs_tol: float = 0.0
+    compute: Callable[[], float] | None = None
+    note: str = ""
+
+    def paper_text(self) -> str:
+        return f">{_num(self.paper)}" if self.bound == "above" else _num(self.paper) + _unit(self.normalise)
+
+    def within(self, ours: float) -> bool:
+        if self.bound == "above":
+            return ours > self.paper
+        return abs(ours - self.paper) <= max(self.abs_tol, self.rel_tol * abs(self.paper))
+
+    def difference_text(self, ours: float) -> str:
+        if self.bound == "above":
+            return "-"
+        if self.normalise == "change":
+            return f"{ours - self.paper:+.1f} pp"
+        if self.normalise == "ratio" or self.paper == 0:
+            return f"{ours - self.paper:+.3g}"
+        return f"{(ours / self.paper - 1) * 100:+.1f}%"
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A figure: `bars` (metric normalised to the baseline scheme, per workload),
+    `cdf` (latency distribution of `op` per scheme) or `versus` (metric against the config
+    key `x`, a line per scheme, with the paper's numbers of that metric as markers)."""
+
+    kind: str
+    name: str
+    title: str
+    ref: str = ""
+    metric: str | None = None
+    x: str | None = None
+    op: str = "read"
+    workload: str | None = None
+    where: Mapping[str, Any] = field(default_factory=dict)
+    baseline: str | None = None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    description: str
+    paper: str
+    preset: str
+    schemes: Mapping[str, Mapping[str, Any]]
+    baseline: str
+    workloads: Mapping[str, Any]
+    metrics: Sequence[Metric]
+    claims: Sequence[Claim]
+    figures: Sequence[Plot] = ()
+    set: Mapping[str, Any] = field(default_factory=dict)
+    grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    seeds: Sequence[int] | None = None
+    #: What --quick changes: any of `workloads`, `grid`, `seeds`.
+    quick: Mapping[str, Any] = field(default_factory=dict)
+
+    def spec(self, quick: bool = False) -> Spec:
+        over = dict(self.quick) if quick else {}
+        return Spec(
+            name=self.name + ("-quick" if quick else ""),
+            description=self.description,
+            base=load_preset(self.preset),
+            base_label=f"preset {self.preset}",
+            set=dict(self.set),
+            grid={k: list(v) for k, v in over.get("grid", self.grid).items()},
+            workloads=dict(over.get("workloads", self.workloads)),
+            schemes={k: dict(v) for k, v in self.schemes.items()},
+            seeds=list(over["seeds"]) if "seeds" in over else (list(self.seeds) if self.seeds else None),
+            baseline=self.baseline,
+        )
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(f"experiment {self.name}: no metric `{name}`")
+
+
+# -- comparing with the paper ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    claim: Claim
+    ours: float
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "ref": c.ref, "quantity": c.label, "ours": self.ours, "paper": c.paper, "bound": c.bound,
+            "normalise": c.normalise, "ours_text": _num(self.ours) + _unit(c.normalise),
+            "paper_text": c.paper_text(), "difference": c.difference_text(self.ours),
+            "within_tolerance": c.within(self.ours), "note": c.note,
+        }
+
+
+def _num(v: float) -> str:
+    if isinstance(v, float) and math.isnan(v):
+        return "n/a"
+    if float(v).is_integer() and abs(v) < 1e6:
+        return f"{int(v)}"
+    if v != 0 and (abs(v) < 1e-2 or abs(v) >= 1e6):
+        return f"{v:.3e}"
+    return f"{v:.4g}"
+
+
+def _unit(normalise: str | None) -> str:
+    return "%" if normalise == "change" else ""
+
+
+def _matches(row: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    for key, want in where.items():
+        got = row.get(f"config.{key}", row.get(key))
+        if got != want and str(got) != str(want):
+            return False
+    return True
+
+
+def _measure(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> float | None:
+    """Ours for a simulated claim; None when the run has no point for it (a --quick run)."""
+    col = claim.metric
+
+    def mean(scheme: str, workload: str) -> float | None:
+        vals = [float(r[col]) for r in rows if r["scheme"] == scheme and r["workload_name"] == workload
+                and _matches(r, claim.where) and r.get(col) is not None]
+        return sum(vals) / len(vals) if vals else None
+
+    workloads = [claim.workload] if claim.workload else list(dict.fromkeys(r["workload_name"] for r in rows))
+    per_workload = []
+    for w in workloads:
+        v = mean(claim.scheme, w)
+        if v is None:
+            continue
+        if claim.normalise:
+            ref = mean(claim.baseline or exp.baseline, w)
+            if not ref:
+                continue
+            v = v / ref
+        per_workload.append(v)
+    if not per_workload:
+        return None
+    ours = sum(per_workload) / len(per_workload)
+    return (ours - 1) * 100 if claim.normalise == "change" else ours
+
+
+def compare(exp: Experiment, rows: list[dict[str, Any]]) -> tuple[list[Comparison], int]:
+    """The paper's numbers beside ours, and how many claims this run could not check."""
+    out, skipped = [], 0
+    for claim in exp.claims:
+        ours = claim.compute() if claim.compute is not None else _measure(claim, exp, rows)
+        if ours is None:
+            skipped += 1
+        else:
+            out.append(Comparison(claim, float(ours)))
+    return out, skipped
+
+
+def comparison_table(comparisons: list[Comparison]) -> str:
+    rows = [[c.claim.ref, c.claim.label, d["ours_text"], d["paper_text"], d["difference"],
+             "yes" if d["within_tolerance"] else "NO"]
+            for c in comparisons for d in [c.as_dict()]]
+    return text_table(["source", "quantity", "ours", "paper", "difference", "within tolerance"], rows)
+
+
+def _markdown(comparisons: list[Comparison]) -> str:
+    lines = ["| source | quantity | ours | paper | difference | within tolerance |", "|---|---|---|---|---|---|"]
+    for c in comparisons:
+        d = c.as_dict()
+        lines.append(f"| {d['ref']} | {d['quantity']} | {d['ours_text']} | {d['paper_text']} | {d['difference']} "
+                     f"| {'yes' if d['within_tolerance'] else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _csv(comparisons: list[Comparison]) -> str:
+    buf = io.StringIO()
+    fields = ["ref", "quantity", "ours", "paper", "bound", "normalise", "difference", "within_tolerance", "note"]
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for c in comparisons:
+        w.writerow(c.as_dict())
+    return buf.getvalue()
+
+
+# -- figures -------------------------------------------------------------------------------
+
+
+def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
+    """The matplotlib figure of one Plot; None when this run has no points for it."""
+    chosen = [r for r in rows if (fig.workload is None or r["workload_name"] == fig.workload)
+              and _matches(r, fig.where)]
+    if not chosen:
+        return None
+    title = f"{fig.title}" + (f"  [{fig.ref}]" if fig.ref else "")
+    if fig.kind == "bars":
+        group = [] if fig.workload else ["workload_name"]
+        m = exp.metric(fig.metric)
+        return plots.normalised_bars(chosen, m.name, "scheme", fig.baseline or exp.baseline, group, title,
+                                     ylabel=f"{m.label}\nrelative to {fig.baseline or exp.baseline}")
+    if fig.kind == "cdf":
+        by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
+        return plots.latency_cdf(chosen, fig.op, by, title)
+    if fig.kind == "versus":
+        m = exp.metric(fig.metric)
+        paper: dict[str, list[tuple[float, float]]] = {}
+        for c in exp.claims:
+            if (c.metric == fig.metric and c.normalise is None and c.compute is None
+                    and set(c.where) == {fig.x} and (fig.workload is None or c.workload == fig.workload)):
+                paper.setdefault(c.scheme, []).append((c.where[fig.x], c.paper))
+        by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
+        return plots.versus(chosen, f"config.{fig.x}", m.name, by, title, ylabel=m.label, paper=paper)
+    raise ValueError(f"unknown figure kind `{fig.kind}`")
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def default_out(exp: Experiment, quick: bool) -> Path:
+    return Path("out") / (exp.name + ("-quick" if quick else ""))
+
+
+def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool = False, backend=None,
+                   quiet: bool = False, stdout: TextIO | None = None) -> tuple[Outcome, list[Comparison]]:
+    """Runs (or resumes) the experiment into `out`, prints the comparison, and writes
+    comparison.{txt,md,csv,json}, figures/*.png and experiment.json there."""
+    stdout = stdout or sys.stdout
+    out = Path(out) if out is not None else default_out(exp, quick)
+    spec = exp.spec(quick)
+    points = spec.expand()
+    store = Store(out)
+    store.prepare()
+    info = {"experiment": {"name": exp.name, "description": exp.description, "paper": exp.paper, "quick": quick}}
+    store.write_meta(metadata("reproduction", spec, points, info))
+    outcome = run_points(points, store, backend, quiet, title=exp.name)
+
+    rows = store.rows(extra={m.name: m.expr for m in exp.metrics}) if store.files() else []
+    comparisons, skipped = compare(exp, rows)
+    table = comparison_table(comparisons)
+    good = sum(c.claim.within(c.ours) for c in comparisons)
+    verdict = f"{good} of {len(comparisons)} numbers within tolerance of the paper"
+    if skipped:
+        verdict += f" ({skipped} more need the full run)" if quick else f" ({skipped} without points)"
+    write_text(out / f"{COMPARISON_FILE}.txt", table + "\n" + verdict + "\n")
+    write_text(out / f"{COMPARISON_FILE}.md", _markdown(comparisons))
+    write_text(out / f"{COMPARISON_FILE}.csv", _csv(comparisons))
+    write_text(out / f"{COMPARISON_FILE}.json", json.dumps([c.as_dict() for c in comparisons], indent=2) + "\n")
+
+    figures_dir = out / FIGURES_DIR
+    figures_dir.mkdir(exist_ok=True)
+    drawn = []
+    for fig in exp.figures:
+        f = draw(exp, fig, rows)
+        if f is not None:
+            plots.save_png(f, figures_dir / f"{fig.name}.png")
+            drawn.append({"file": f"{FIGURES_DIR}/{fig.name}.png", "title": fig.title, "ref": fig.ref})
+    store.write_meta(metadata("reproduction", spec, points, {**info, "figures": drawn, "verdict": verdict}))
+
+    if not quiet:
+        print(f"{exp.name}: {exp.description}", file=stdout)
+        print(f"{exp.paper}\n", file=stdout)
+        print(table, file=stdout)
+        print(f"\n{verdict}", file=stdout)
+        print(outcome.summary(), file=stdout)
+        print(f"results, table and figures in {out}", file=stdout)
+    return outcome, comparisons

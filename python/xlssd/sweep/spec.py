@@ -1,0 +1,322 @@
+"""Sweep specifications: which simulations to run, as a TOML file or built in Python.
+
+A spec names a base device (a preset or a config file), fixed overrides, the swept config
+keys (a grid, crossed, and/or a list of explicit override sets), named workloads, named
+schemes (bundles of overrides) and seeds. `expand()` turns it into points, each with its
+fully resolved config and workload, after checking every part on its own so that an error
+names the part of the file it comes from."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from xlssd._core import ConfigError, XlssdError
+from xlssd.config import load_file, load_preset, merge, resolve
+from xlssd.workload import Trace, synthetic
+
+#: The workload a spec without [workloads] runs: the config's own [workload] section.
+DEFAULT_WORKLOAD = "default"
+#: The scheme a spec without [schemes] runs: no overrides.
+DEFAULT_SCHEME = "default"
+
+TOP_LEVEL_KEYS = {"name", "description", "preset", "config", "seeds", "baseline",
+                  "set", "grid", "points", "workloads", "schemes"}
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"gc": {"policy": "fifo"}} -> {"gc.policy": "fifo"}; TOML writes dotted keys as
+    nested tables, and a spec's user thinks of them as the dotted keys of config.md."""
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(flatten(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def nest(dotted: Mapping[str, Any]) -> dict[str, Any]:
+    """The inverse of `flatten`, for merging overrides into a config."""
+    out: dict[str, Any] = {}
+    for key, v in dotted.items():
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = v
+    return out
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of a sweep. `id` is a hash of everything that determines its row, so
+    a re-run can tell which points are already on disk."""
+
+    id: str
+    scheme: str
+    workload_name: str
+    seed: int
+    params: dict[str, Any]
+    config: dict[str, Any]
+    workload: dict[str, Any]
+
+    def label(self) -> str:
+        parts = [self.scheme, self.workload_name]
+        parts += [f"{k}={v}" for k, v in self.params.items()]
+        return " / ".join(parts + [f"seed {self.seed}"])
+
+    def task(self) -> dict[str, Any]:
+        """What a worker needs to run this point: plain data, cheap to send anywhere."""
+        return {
+            "point_id": self.id,
+            "scheme": self.scheme,
+            "workload_name": self.workload_name,
+            "seed": self.seed,
+            "config": self.config,
+            "workload": self.workload,
+        }
+
+
+def point_id(scheme: str, workload_name: str, config: Mapping[str, Any], workload: Mapping[str, Any]) -> str:
+    # The labels are part of the identity: two schemes that happen to resolve to the same
+    # config (a scheme still being written, say) must still give two rows.
+    canonical = json.dumps(
+        {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload},
+        sort_keys=True, separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+@dataclass
+class Spec:
+    """A sweep. Overrides are dotted config keys; later ones win: base, `set`, the scheme's,
+    the swept values, the seed."""
+
+    name: str
+    base: dict[str, Any] = field(default_factory=dict)
+    base_label: str = "defaults"
+    set: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    points: list[dict[str, Any]] = field(default_factory=list)
+    workloads: dict[str, Any] = field(default_factory=lambda: {DEFAULT_WORKLOAD: None})
+    schemes: dict[str, dict[str, Any]] = field(default_factory=lambda: {DEFAULT_SCHEME: {}})
+    seeds: list[int] | None = None
+    baseline: str | None = None
+    description: str = ""
+    source: Path | None = None
+    text: str | None = None
+
+    # -- errors that point into the spec file ------------------------------------------
+
+    def _where(self, section: str | None = None, key: str | None = None) -> str:
+        if self.source is None:
+            return f"sweep `{self.name}`" + (f", [{section}] {key}" if section and key else "")
+        line = _line_of(self.text or "", section, key) if section else None
+        loc = f"{self.source}:{line}" if line else str(self.source)
+        return loc + (f": [{section}] {key}" if section and key else "")
+
+    def _error(self, section: str | None, key: str | None, message: str) -> ConfigError:
+        return ConfigError(f"{self._where(section, key)}: {message}")
+
+    # -- checking and expansion --------------------------------------------------------
+
+    def _resolve(self, overrides: Mapping[str, Any], section: str | None, key: str | None) -> dict[str, Any]:
+        try:
+            return resolve(merge(self.base, nest(overrides)))
+        except ConfigError as e:
+            raise self._error(section, key, str(e)) from None
+
+    def _check_parts(self) -> None:
+        """Resolves each part of the spec on its own, so a bad key is blamed on its part."""
+        if not self.workloads:
+            raise self._error(None, None, "[workloads] is empty")
+        if not self.schemes:
+            raise self._error(None, None, "[schemes] is empty")
+        if self.baseline is not None and self.baseline not in self.schemes:
+            raise self._error(None, None, f"baseline `{self.baseline}` is not one of the schemes: "
+                                          f"{', '.join(self.schemes)}")
+        for key, v in self.set.items():
+            self._resolve({key: v}, "set", key)
+        self._resolve(self.set, "set", None)
+        for name, over in self.schemes.items():
+            self._resolve({**self.set, **over}, "schemes", name)
+        for key, values in self.grid.items():
+            if not isinstance(values, list) or not values:
+                raise self._error("grid", key, "expected a non-empty list of values")
+            for v in values:
+                self._resolve({**self.set, key: v}, "grid", key)
+        for i, over in enumerate(self.points):
+            self._resolve({**self.set, **over}, "points", f"#{i + 1}")
+        if self.seeds is not None and (not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds)):
+            raise self._error(None, None, "seeds must be a non-empty list of non-negative integers")
+
+    def _param_sets(self) -> list[dict[str, Any]]:
+        keys = list(self.grid)
+        grid = [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
+        if not self.points:
+            return grid
+        return [{**listed, **g} for listed in self.points for g in grid]
+
+    def _workload(self, name: str, value: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+        try:
+            if isinstance(value, Mapping) and "trace" in value:
+                extra = set(value) - {"trace", "format", "skip_bad_lines"}
+                if extra:
+                    raise ConfigError(f"unknown trace field(s) {', '.join(sorted(extra))}; "
+                                      "expected trace, format, skip_bad_lines")
+                path = Path(value["trace"])
+                if not path.is_absolute() and self.source is not None:
+                    path = self.source.parent / path
+                if not path.is_file():
+                    raise ConfigError(f"{path}: no such trace file")
+                return Trace(str(path.resolve()), value.get("format"), bool(value.get("skip_bad_lines", False))).as_workload()
+            return synthetic(value, cfg)
+        except XlssdError as e:
+            raise self._error("workloads", name, str(e)) from None
+
+    def expand(self) -> list[Point]:
+        """Every point, in a fixed order: workload, scheme, swept values, seed."""
+        self._check_parts()
+        out: list[Point] = []
+        seen: set[str] = set()
+        for wname, wvalue in self.workloads.items():
+            for sname, sover in self.schemes.items():
+                for params in self._param_sets():
+                    over = {**self.set, **sover, **params}
+                    first = self._resolve(over, "points" if self.points else "grid", _describe(params))
+                    for seed in self.seeds if self.seeds is not None else [first["seed"]]:
+                        cfg = self._resolve({**over, "seed": seed}, None, None) if self.seeds else first
+                        wl = self._workload(wname, wvalue, cfg)
+                        pid = point_id(sname, wname, cfg, wl)
+                        if pid in seen:
+                            raise self._error(None, None, f"two points are the same simulation ({sname}, {wname}, "
+                                                          f"{_describe(params)}, seed {seed}); remove the repeat")
+                        seen.add(pid)
+                        out.append(Point(pid, sname, wname, seed, dict(params), cfg, wl))
+        return out
+
+    def swept_keys(self) -> list[str]:
+        keys = list(self.grid)
+        for over in self.points:
+            keys += [k for k in over if k not in keys]
+        return keys
+
+    def describe(self) -> dict[str, Any]:
+        """The spec as plain data, for the metadata written beside the results."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "base": self.base_label,
+            "set": self.set,
+            "grid": self.grid,
+            "points": self.points,
+            "workloads": {k: v for k, v in self.workloads.items()},
+            "schemes": self.schemes,
+            "seeds": self.seeds,
+            "baseline": self.baseline,
+            "swept": self.swept_keys(),
+        }
+
+
+def _describe(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "no swept keys"
+
+
+def _line_of(text: str, section: str | None, key: str | None) -> int | None:
+    """Best effort: the line of `key` in `[section]` (or in `[[section]]`), else the
+    section's header line. TOML parsers do not keep positions, so this reads the text."""
+    if not section:
+        return None
+    header = re.compile(r"^\s*\[\[?\s*" + re.escape(section) + r"\s*\]\]?\s*(#.*)?$")
+    any_header = re.compile(r"^\s*\[")
+    header_line = None
+    for n, line in enumerate(text.splitlines(), 1):
+        if header_line is None:
+            if header.match(line):
+                header_line = n
+            continue
+        if any_header.match(line) and not header.match(line):
+            break
+        if key and line.strip().lstrip('"').startswith(key):
+            return n
+    return header_line
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Reads a sweep spec file; every error names the file (and the line where it can)."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read sweep spec: {e.strerror or e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: invalid TOML: {e}") from None
+    unknown = sorted(set(data) - TOP_LEVEL_KEYS)
+    if unknown:
+        line = _first_line_starting(text, unknown[0])
+        raise ConfigError(f"{p}{f':{line}' if line else ''}: unknown key `{unknown[0]}`; "
+                          f"a sweep spec has {', '.join(sorted(TOP_LEVEL_KEYS))}")
+    if "preset" in data and "config" in data:
+        raise ConfigError(f"{p}: give `preset` or `config`, not both")
+    if "config" in data:
+        cfg_path = Path(data["config"])
+        if not cfg_path.is_absolute():
+            cfg_path = p.parent / cfg_path
+        base, label = load_file(cfg_path), str(data["config"])
+    else:
+        preset = data.get("preset", "tiny")
+        base, label = load_preset(preset), f"preset {preset}"
+
+    def table(name: str) -> dict[str, Any]:
+        value = data.get(name, {})
+        if not isinstance(value, dict):
+            raise ConfigError(f"{p}: `{name}` must be a table ([{name}])")
+        return value
+
+    points = data.get("points", [])
+    if not isinstance(points, list) or not all(isinstance(x, dict) for x in points):
+        raise ConfigError(f"{p}: `points` must be an array of tables ([[points]])")
+    workloads = table("workloads")
+    schemes = table("schemes")
+    for name, over in schemes.items():
+        if not isinstance(over, dict):
+            raise ConfigError(f"{p}: [schemes] {name}: expected a table of config overrides, e.g. {name} = {{ gc.policy = \"fifo\" }}")
+    seeds = data.get("seeds")
+    if seeds is not None and not isinstance(seeds, list):
+        raise ConfigError(f"{p}: `seeds` must be a list of integers")
+    return Spec(
+        name=str(data.get("name", p.stem)),
+        description=str(data.get("description", "")),
+        base=base,
+        base_label=label,
+        set=flatten(table("set")),
+        grid=flatten(table("grid")),
+        points=[flatten(x) for x in points],
+        workloads={k: _workload_value(v) for k, v in workloads.items()} or {DEFAULT_WORKLOAD: None},
+        schemes={k: flatten(v) for k, v in schemes.items()} or {DEFAULT_SCHEME: {}},
+        seeds=seeds,
+        baseline=data.get("baseline"),
+        source=p,
+        text=text,
+    )
+
+
+def _workload_value(v: Any) -> Any:
+    return dict(v) if isinstance(v, Mapping) else v
+
+
+def _first_line_starting(text: str, key: str) -> int | None:
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith(key):
+            return n
+    return None
