@@ -28,6 +28,8 @@ pub struct Config {
     pub physics: PhysicsConfig,
     pub ecc: EccConfig,
     pub aging: AgingConfig,
+    /// Approximate writes: the scheme and its parameters (seed 000).
+    pub approx: crate::ftl::approx::ApproxConfig,
 }
 
 impl Default for Config {
@@ -49,6 +51,7 @@ impl Default for Config {
             physics: PhysicsConfig::default(),
             ecc: EccConfig::default(),
             aging: AgingConfig::default(),
+            approx: Default::default(),
         }
     }
 }
@@ -656,6 +659,12 @@ const MAX_DURATION_US: f64 = 3.2e13;
 
 impl Config {
     /// Sizes derived from the geometry, over-provisioning, GC thresholds and mapping.
+    /// Host write streams: those configured, or as many as the approximate-write scheme
+    /// needs.
+    pub fn host_streams(&self) -> u32 {
+        self.ftl.streams.max(self.approx.streams())
+    }
+
     pub fn capacity(&self) -> Capacity {
         let g = &self.geometry;
         let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
@@ -666,7 +675,7 @@ impl Config {
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
         let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
         let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1);
-        let open_streams = self.ftl.streams
+        let open_streams = self.host_streams()
             + 1
             + (self.host.unmapped_reads == UnmappedReads::Materialize) as u32
             + (translation_pages > 0) as u32;

@@ -56,6 +56,9 @@ impl Simulator<'_> {
                 }
             }
         }
+        if let Err(message) = self.check_approx() {
+            return fail(message);
+        }
         if valid_total != self.map.mapped() {
             return fail(format!("{} logical pages are mapped but {valid_total} physical pages are valid", self.map.mapped()));
         }

@@ -36,12 +36,13 @@ impl Simulator<'_> {
     /// As [`Self::place_program`]; `first_try` is false when retrying a parked write, so
     /// that each write that had to wait is counted once.
     fn try_place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>, first_try: bool) {
-        let (stream, privileged) = match kind {
-            TxnKind::GcWrite => (self.streams.gc, true),
-            TxnKind::MapWrite => (self.streams.mapping, false),
-            _ => (0, false),
+        let default_stream = match kind {
+            TxnKind::GcWrite => self.streams.gc,
+            TxnKind::MapWrite => self.streams.mapping,
+            _ => 0,
         };
-        let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, stream));
+        let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, default_stream));
+        let (stream, privileged) = self.write_stream(lpn, kind, plane);
         if !self.blocks.can_allocate(plane, stream, privileged) {
             self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
             self.parked_programs += 1;
@@ -62,6 +63,7 @@ impl Simulator<'_> {
             self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
             return;
         };
+        self.approx_placed(lpn, ppn, stream, kind);
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
             self.note_relocated_mapping(lpn, plane);
@@ -87,10 +89,12 @@ impl Simulator<'_> {
         if let Some(old) = self.map.set(lpn, ppn) {
             if self.blocks.is_valid(old) {
                 self.blocks.invalidate(old, now);
+                self.approx_validity(old, false);
                 self.after_invalidate(old);
             }
         }
         self.blocks.set_valid(ppn, now);
+        self.approx_validity(ppn, true);
     }
 
     /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
@@ -321,10 +325,9 @@ impl Simulator<'_> {
                 OpClass::Read => self.timing.read_ns(page_type),
                 OpClass::Program => {
                     let base = self.timing.program_ns(page_type);
-                    match self.rel {
-                        None => base,
-                        Some(_) => (base as f64 * self.program_time_factor(self.txns.get(id).ppn)).round() as Time,
-                    }
+                    let ppn = self.txns.get(id).ppn;
+                    let factor = self.program_time_factor(ppn) * self.approx_program_factor(ppn);
+                    (base as f64 * factor).round() as Time
                 }
                 OpClass::Erase => self.timing.erase_ns,
             };

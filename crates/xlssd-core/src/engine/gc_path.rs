@@ -17,7 +17,11 @@ impl Simulator<'_> {
         if self.host_finished() && free >= self.gc_hard_blocks {
             return;
         }
-        if let Some(victim) = self.victim.select(plane, &self.blocks, self.now()) {
+        let victim = match self.approx_victim(plane) {
+            Some(choice) => choice,
+            None => self.victim.select(plane, &self.blocks, self.now()),
+        };
+        if let Some(victim) = victim {
             self.counters.gc_invocations += 1;
             self.start_relocation(plane, victim, Relocation::Gc);
         }
@@ -34,6 +38,7 @@ impl Simulator<'_> {
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
         pages.extend(self.blocks.valid_pages(block));
+        self.approx_copy_order(&mut pages);
         for &ppn in &pages {
             let Some(lpn) = self.map.owner(ppn) else {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
@@ -89,8 +94,9 @@ impl Simulator<'_> {
             self.invariant(format!("block {block} erased with {} valid pages", self.blocks.valid[block as usize]));
             return;
         }
-        self.blocks.erase(block);
-        self.note_erase(block);
+        let wear = self.approx_erase_wear(block);
+        self.blocks.erase(block, wear);
+        self.note_erase(block, wear);
         let reason = self.gc_jobs[plane as usize].reason;
         match reason {
             Relocation::Gc => self.counters.gc_blocks_erased += 1,

@@ -112,6 +112,7 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
+                self.tag_write(first_lpn, n_pages, lba, hr.bytes, r.approx);
                 // The data crosses the host interface before the device can place it.
                 let done = self.host_link_transfer(Link::ToDevice, hr.bytes, now);
                 if done > now {

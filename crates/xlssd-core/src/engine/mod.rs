@@ -7,6 +7,7 @@ mod flash_path;
 mod gc_path;
 mod host_path;
 mod reliability;
+mod approx_path;
 mod payload;
 mod report_build;
 mod setup;
@@ -221,6 +222,8 @@ pub struct Simulator<'s> {
     rel: Option<reliability::Reliability>,
     /// Bytes carried for a range of logical pages (payload mode).
     payload: Option<payload::PayloadStore>,
+    /// Approximate writes (`[approx]`); `None` when no write can be approximate.
+    approx: Option<approx_path::ApproxState>,
 
     check: bool,
     error: Option<Error>,
@@ -252,7 +255,7 @@ impl<'s> Simulator<'s> {
         let logical_pages = cap.logical_pages;
         let (gc_threshold_blocks, gc_hard_blocks) = (cap.gc_threshold_blocks, cap.gc_hard_blocks);
 
-        let host_streams = cfg.ftl.streams;
+        let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
         let blocks = BlockManager::new(&geo, host_streams + 3);
 
@@ -266,11 +269,15 @@ impl<'s> Simulator<'s> {
             AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
-        let wl = Box::new(EraseCountLeveler {
-            dynamic: cfg.wl.dynamic,
-            static_enabled: cfg.wl.static_enabled,
-            static_threshold: cfg.wl.static_threshold,
-        });
+        let wl: Box<dyn WearLeveler> = if cfg.approx.scheme == crate::ftl::approx::Scheme::Approxftl {
+            Box::new(crate::ftl::wear::EffectiveWearPicker::new(cfg.approx.wear_refresh_every))
+        } else {
+            Box::new(EraseCountLeveler {
+                dynamic: cfg.wl.dynamic,
+                static_enabled: cfg.wl.static_enabled,
+                static_threshold: cfg.wl.static_threshold,
+            })
+        };
         let victim = selector(
             cfg.gc.policy,
             cfg.gc.rga_candidates,
@@ -343,6 +350,7 @@ impl<'s> Simulator<'s> {
                 stream_seed(cfg.seed, SEED_PHYSICS),
             ),
             payload: None,
+            approx: approx_path::ApproxState::new(&cfg.approx, logical_pages, geo.pages, geo.blocks),
             check: false,
             error: None,
             setup_s: 0.0,
@@ -350,6 +358,7 @@ impl<'s> Simulator<'s> {
             cfg: cfg.clone(),
         };
         let setup = std::time::Instant::now();
+        sim.set_up_approx_streams();
         sim.set_up_device()?;
         sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)

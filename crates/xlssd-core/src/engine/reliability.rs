@@ -149,8 +149,9 @@ impl Simulator<'_> {
         }
     }
 
-    /// Program-time factor of a page relative to the configured program latency, which is
-    /// taken to be ISPP-SV's on a fresh block.
+    /// Program-time factor of a page's programming algorithm and wear relative to the
+    /// configured program latency, which is taken to be ISPP-SV's on a fresh block. (Its
+    /// program mode counts separately: see `approx_program_factor`.)
     pub(super) fn program_time_factor(&self, ppn: u32) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 1.0 };
         if self.cfg.physics.model == ModelKind::None {
@@ -158,35 +159,26 @@ impl Simulator<'_> {
         }
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize] as f64;
         let speedup = self.cfg.physics.program_speedup_at_100k;
-        let ispp = crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
-            / crate::physics::Ispp::Sv.program_us_at_cycle_1();
-        ispp * self.program_mode_factor()
-    }
-
-    /// Program time of the configured program mode relative to precise programming: the
-    /// ratio of ISPP step counts the threshold-voltage window gives (seed 000 Sec. III-A).
-    fn program_mode_factor(&self) -> f64 {
-        match self.cfg.physics.program_mode {
-            crate::physics::ProgramMode::Precise => 1.0,
-            mode => self.cfg.physics.vth.program_time_factor(mode),
-        }
+        crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
+            / crate::physics::Ispp::Sv.program_us_at_cycle_1()
     }
 
     /// Records a finished program for the retention clock.
     pub(super) fn note_program(&mut self, ppn: u32) {
         let clock = self.retention_clock_h();
-        let (alg, mode) = (self.cfg.physics.algorithm, self.cfg.physics.program_mode);
+        let (alg, mode) = (self.cfg.physics.algorithm, self.page_program_mode(ppn));
         let block = self.geo.block_of(ppn);
         if let Some(rel) = self.rel.as_mut() {
             rel.state.on_program(ppn, block, clock, alg, mode);
         }
     }
 
-    pub(super) fn note_erase(&mut self, block: u32) {
+    /// A block was erased, adding `wear` effective cycles.
+    pub(super) fn note_erase(&mut self, block: u32, wear: f32) {
         let first = block * self.geo.pages_per_block;
         let pages = first..first + self.geo.pages_per_block;
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.on_erase(block, pages, 1.0);
+            rel.state.on_erase(block, pages, wear);
         }
     }
 

@@ -72,6 +72,21 @@ impl Simulator<'_> {
         }
     }
 
+    fn approx_report(&self) -> ApproxReport {
+        let scheme = serde_json::to_value(self.cfg.approx.scheme).ok().and_then(|v| v.as_str().map(String::from));
+        let mut r = ApproxReport { scheme: scheme.unwrap_or_default(), ..Default::default() };
+        let Some(a) = self.approx.as_ref() else { return r };
+        let s = &a.stats;
+        r.pages = ApproxPages { precise: s.precise_pages, approx: s.approx_pages };
+        r.fast_precise = FastPrecise { chb: s.fast_precise_chb, approx_phase2: s.fast_precise_phase2 };
+        let k = s.active_blocks;
+        r.active_blocks =
+            ActiveBlockCounts { chb: k[0], precise: k[1], approx_phase1: k[2], approx_phase2: k[3], all_approx: k[4] };
+        r.promoted_pages = s.promoted_pages;
+        r.erases_all_approx = s.erases_all_approx;
+        r
+    }
+
     fn payload_report(&self) -> PayloadReport {
         let Some(p) = self.payload.as_ref() else { return PayloadReport::default() };
         let s = p.stats;
@@ -159,6 +174,15 @@ impl Simulator<'_> {
                     max: ec.iter().copied().max().unwrap_or(0) as u64,
                     stddev: round6(var.sqrt()),
                 },
+                effective_wear: {
+                    let w = &self.blocks.effective_wear;
+                    let total: f64 = w.iter().map(|&x| x as f64).sum();
+                    EffectiveWearReport {
+                        total: round6(total),
+                        mean: round6(total / w.len().max(1) as f64),
+                        max: round6(w.iter().copied().fold(0.0f32, f32::max) as f64),
+                    }
+                },
                 busy: BusyReport {
                     channels_total: breakdown(&ch_total, simulated_ns * self.chan_busy.len() as u64),
                     dies_total: breakdown(&die_total, simulated_ns * self.die_busy.len() as u64),
@@ -176,6 +200,7 @@ impl Simulator<'_> {
             },
             reliability: self.reliability_report(),
             payload: self.payload_report(),
+            approx: self.approx_report(),
             sim: SimReport {
                 simulated_ns,
                 events,

@@ -43,6 +43,7 @@ impl Simulator<'_> {
         self.age_blocks();
         self.precondition()?;
         self.record_preconditioned_pages();
+        self.record_preconditioned_blocks();
         if self.cmt.is_some() {
             self.store_translation_pages()?;
         }

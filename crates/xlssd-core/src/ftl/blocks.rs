@@ -32,6 +32,9 @@ pub struct BlockManager {
     /// Pages whose program operation has finished; always `<= write_ptr`.
     pub programmed: Vec<u32>,
     pub erase_count: Vec<u32>,
+    /// Wear in erases at the default erase voltage: an erase at a lowered voltage counts
+    /// less (seed 000 Eq. 10).
+    pub effective_wear: Vec<f32>,
     /// Order in which blocks became full (FIFO victim selection).
     pub close_seq: Vec<u64>,
     /// Time data was last written into the block (cost-benefit age).
@@ -102,6 +105,7 @@ impl BlockManager {
             write_ptr: vec![0; nb],
             programmed: vec![0; nb],
             erase_count: vec![0; nb],
+            effective_wear: vec![0.0; nb],
             close_seq: vec![0; nb],
             last_change: vec![0; nb],
             stream_of: vec![0; nb],
@@ -322,8 +326,9 @@ impl BlockManager {
         self.state[block as usize] = BlockState::Victim;
     }
 
-    /// Returns an erased block to its plane's free pool.
-    pub fn erase(&mut self, block: u32) {
+    /// Returns an erased block to its plane's free pool; the erase adds `wear` to its
+    /// effective wear.
+    pub fn erase(&mut self, block: u32, wear: f32) {
         let b = block as usize;
         debug_assert_eq!(self.valid[b], 0);
         self.state[b] = BlockState::Free;
@@ -331,6 +336,7 @@ impl BlockManager {
         self.programmed[b] = 0;
         self.order[b] = ORDER_SEQUENTIAL;
         self.erase_count[b] += 1;
+        self.effective_wear[b] += wear;
         let plane = self.geo.plane_of_block(block);
         self.free[plane as usize].push(block);
     }
@@ -433,7 +439,7 @@ mod tests {
         assert!(m.is_closed(block));
         // Reused after an erase, the other colour goes first.
         m.state[block as usize] = BlockState::Victim;
-        m.erase(block);
+        m.erase(block, 1.0);
         let idx = m.free[0].iter().position(|&b| b == block).unwrap();
         m.free[0].swap(0, idx);
         let again = m.allocate(0, 1, false, &mut First).unwrap();

@@ -1,0 +1,111 @@
+//! Approximate writes end to end: the four schemes of seed 000 on a small 3D device, with
+//! the invariant checker on.
+
+mod common;
+
+use common::*;
+use xlssd_core::ftl::approx::Scheme;
+use xlssd_core::host::{Op, Request};
+use xlssd_core::Config;
+
+/// The small device made 3D: four layers of 16 pages per block, 64 blocks per plane.
+fn device(scheme: Scheme) -> Config {
+    let mut cfg = small();
+    cfg.geometry.layers = 4;
+    // ApproxFTL keeps fifteen open blocks per plane (five per pool): room beside the data.
+    cfg.ftl.overprovisioning = 0.25;
+    cfg.approx.scheme = scheme;
+    cfg
+}
+
+/// A page's approximate flag: a fixed half of the logical pages, chosen by a hash.
+fn approx_lpn(lpn: u64) -> bool {
+    (lpn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63) == 1
+}
+
+/// One-page writes to `lpns`, `gap_ns` apart, flagged by `flag`.
+fn writes(lpns: impl Iterator<Item = u64>, gap_ns: u64, flag: impl Fn(u64) -> bool) -> Vec<Request> {
+    lpns.enumerate()
+        .map(|(i, lpn)| Request { approx: flag(lpn), ..req(i as u64 * gap_ns, lpn, 1, Op::Write, 8) })
+        .collect()
+}
+
+/// Pseudo-random logical pages over the first `span` pages.
+fn scattered(n: u64, span: u64) -> impl Iterator<Item = u64> {
+    (0..n).map(move |i| (i.wrapping_mul(2_654_435_761) ^ (i >> 3)) % span)
+}
+
+#[test]
+fn approximate_schemes_write_faster_than_the_baseline_in_the_papers_order() {
+    // Idle writes: each costs its transfer and its program, nothing else.
+    let mean = |scheme| {
+        let cfg = device(scheme);
+        let r = run(&cfg, VecSource::open(writes(0..2_000, 2_000_000, approx_lpn)), true);
+        r.host.write.latency_us.mean
+    };
+    let (base, delta, vth, aftl) = (mean(Scheme::Baseline), mean(Scheme::DeltaB), mean(Scheme::VthB), mean(Scheme::Approxftl));
+    // Half the pages approximate: Delta_b saves a third of their program, Vth_b 37.5%
+    // (25 of 40 ISPP steps), ApproxFTL that and part of the precise pages' program too.
+    let program = 500.0;
+    assert!((base - delta - 0.5 * program / 3.0).abs() < 10.0, "baseline {base}, delta_b {delta}");
+    assert!((base - vth - 0.5 * program * 0.375).abs() < 10.0, "baseline {base}, vth_b {vth}");
+    assert!(aftl < vth - 20.0, "approxftl {aftl}, vth_b {vth}");
+}
+
+/// `n` random one-page overwrites over the first 80% of a device preconditioned that full.
+fn overwrite_run(scheme: Scheme, n: u64, flag: impl Fn(u64) -> bool, tweak: impl Fn(&mut Config)) -> xlssd_core::Report {
+    let mut cfg = device(scheme);
+    cfg.geometry.blocks_per_plane = 96;
+    cfg.precondition.occupancy = 0.8;
+    tweak(&mut cfg);
+    let span = (cfg.capacity().logical_pages as f64 * 0.8) as u64;
+    let reqs = writes(scattered(n, span), 20_000, flag);
+    run(&cfg, VecSource::closed(reqs, 8), true)
+}
+
+#[test]
+fn approxftl_blocks_go_through_their_life_cycle_under_gc_with_the_invariants_holding() {
+    let r = overwrite_run(Scheme::Approxftl, 40_000, approx_lpn, |_| {});
+    assert!(r.ftl.gc.blocks_erased > 50, "{:?}", r.ftl.gc);
+    let k = &r.approx.active_blocks;
+    // Every type of active block was used, and first phases ended both ways (Fig. 4).
+    assert!(k.chb > 0 && k.precise > 0 && k.approx_phase1 > 0, "{k:?}");
+    assert!(k.approx_phase2 > 0 && k.all_approx > 0, "{k:?}");
+    assert!(r.approx.fast_precise.chb > 0 && r.approx.fast_precise.approx_phase2 > 0);
+    assert!(r.approx.pages.approx > 0 && r.approx.pages.precise > 0);
+}
+
+#[test]
+fn all_approximate_blocks_wear_less_when_erased() {
+    // Every write approximate under Vth_b: blocks holding only approximate pages are erased
+    // at the lowered voltage and count 0.62 (Eq. 10); preconditioned precise blocks count 1.
+    let r = overwrite_run(Scheme::VthB, 40_000, |_| true, |_| {});
+    let erases = r.ftl.gc.blocks_erased as f64;
+    let lowered = r.approx.erases_all_approx as f64;
+    assert!(lowered > 0.0 && lowered < erases);
+    let expected = erases - lowered * (1.0 - 0.62);
+    assert!((r.nand.effective_wear.total - expected).abs() < 1e-3, "{} vs {expected}", r.nand.effective_wear.total);
+    // Delta_b keeps the full window, so its erases all count 1.
+    let d = overwrite_run(Scheme::DeltaB, 40_000, |_| true, |_| {});
+    assert_eq!(d.approx.erases_all_approx, 0);
+    assert!((d.nand.effective_wear.total - d.ftl.gc.blocks_erased as f64).abs() < 1e-6);
+}
+
+#[test]
+fn gc_promotes_pages_rewritten_approximately_twice() {
+    // All data approximate: cleaning copies it; a block whose data has been written
+    // approximately twice has it copied as precise (Sec. IV-D).
+    let r = overwrite_run(Scheme::Approxftl, 120_000, |_| true, |_| {});
+    assert!(r.approx.promoted_pages > 0, "{:?}", r.approx);
+    assert!(r.approx.pages.precise > 0);
+    let never = overwrite_run(Scheme::Approxftl, 120_000, |_| true, |c| c.approx.promote_after = 100);
+    assert_eq!(never.approx.promoted_pages, 0);
+}
+
+#[test]
+fn baseline_ignores_the_flag() {
+    let flagged = run(&device(Scheme::Baseline), VecSource::open(writes(0..500, 2_000_000, |_| true)), true);
+    let plain = run(&device(Scheme::Baseline), VecSource::open(writes(0..500, 2_000_000, |_| false)), true);
+    assert_eq!(flagged.host.write.latency_us.mean, plain.host.write.latency_us.mean);
+    assert_eq!(flagged.approx.pages.approx, 0);
+}
