@@ -90,6 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("name", nargs="?", help="experiment name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the experiments")
     rep.add_argument("--quick", action="store_true", help="a scaled-down version that finishes quickly")
+
+    from xlssd.quality.command import DESCRIPTION, add_arguments
+
+    add_arguments(sub.add_parser("quality", help="output quality of data stored approximately", description=DESCRIPTION))
     return p
 
 
@@ -233,6 +237,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return REGISTRY[args.name][1](args.quick)
 
 
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from xlssd.quality.command import run
+
+    return run(args, _write_atomically)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -246,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_physics(args)
         if args.command == "reproduce":
             return _cmd_reproduce(args)
+        if args.command == "quality":
+            return _cmd_quality(args)
     except (_core.ConfigError, _core.TraceError, _core.WorkloadError) as e:
         print(f"xlssd: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
