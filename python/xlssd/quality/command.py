@@ -39,11 +39,11 @@ def device_config(args: argparse.Namespace) -> dict:
 
 def table(result: dict) -> str:
     lines = [f"{'task':15} {'dataset':14} {'metric':9} {'error-free':>10} {'with errors':>12} "
-             f"{'relative':>9} {'bits flipped':>15}"]
+             f"{'relative':>9}    bits flipped"]
     for r in result["rows"]:
         lines.append(
             f"{r['task']:15} {r['dataset']:14} {r['metric']:9} {r['error_free']:10.4f} {r['with_errors']:12.4f} "
-            f"{r['relative']:9.4f} {r['bits_flipped']:>6,} / {r['bits']:<,}"
+            f"{r['relative']:9.4f} {r['bits_flipped']:>7,} / {r['bits']:<,}"
         )
     d = result["device"]
     lines.append("")
@@ -57,25 +57,33 @@ def table(result: dict) -> str:
 
 def run(args: argparse.Namespace, write) -> int:
     """Runs the command; `write(path, content)` writes a file atomically."""
+    config = device_config(args)
     out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise ConfigError(f"--out: {out} exists and is not a directory")
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ConfigError(f"--out: {out} exists and is not a directory")
+        # Before the --json check, so that the report can go into the same new folder.
+        out.mkdir(parents=True, exist_ok=True)
     if args.json and args.json != "-" and not Path(args.json).resolve().parent.is_dir():
         raise ConfigError(f"--json: {args.json}: no such directory")
     from xlssd.quality import image
     from xlssd.quality.evaluation import evaluate
 
-    result = evaluate(device_config(args), seed=args.seed)
+    result = evaluate(config, seed=args.seed)
     pictures = result.pop("images")
+    written = []
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        write(str(out / f"{image.NAME}-stored.png"), image.png(pictures["original"]))
-        write(str(out / f"{image.NAME}-read-back.png"), image.png(pictures["returned"]))
+        for which, picture in (("stored", pictures["original"]), ("read-back", pictures["returned"])):
+            written.append(str(out / f"{image.NAME}-{which}.png"))
+            write(written[-1], image.png(picture))
     text = json.dumps(result, indent=2) + "\n"
     if args.json and args.json != "-":
         write(args.json, text)
+        written.append(args.json)
     if args.json == "-":
         print(text, end="")
     elif not args.quiet:
         print(table(result))
+        for path in written:
+            print(f"Wrote   {path}")
     return 0

@@ -28,10 +28,6 @@ class Stored:
         return int(np.unpackbits(diff).sum())
 
 
-def page_size(config: Any) -> int:
-    return int(_config_of(config)["geometry"]["page_size"])
-
-
 def round_trip_many(blobs: Sequence[bytes], config: Any, *, seed: int = 1) -> tuple[list[Stored], Report]:
     """Stores every blob on one device, each from a page boundary, and reads each of their
     pages back once, in order, from logical page 0.

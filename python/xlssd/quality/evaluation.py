@@ -15,7 +15,9 @@ def evaluate(config: Any, seed: int = 1) -> dict[str, Any]:
 
     Returns a dict: `rows` (one per task and one for SSIM: task, dataset, metric,
     error_free, with_errors, relative, bits, bits_flipped), `device` (the run's payload
-    counters and the measured raw bit error rate) and `seed`.
+    counters and the measured raw bit error rate), `seed`, the resolved `config`, and
+    `images` (the image as stored and as read back, uint8 arrays: the one entry that is not
+    JSON).
     """
     datasets = list(dict.fromkeys(t.dataset for t in tasks.TASKS))
     picture = image.original()
@@ -29,7 +31,8 @@ def evaluate(config: Any, seed: int = 1) -> dict[str, Any]:
         row = tasks.evaluate(task, s.written, s.returned)
         rows.append({**row, "bits": s.bits, "bits_flipped": s.bits_flipped})
     seen = stored[-1]
-    similarity = image.ssim(picture, image.read_back(seen.returned, picture.shape))
+    returned_picture = image.read_back(seen.returned, picture.shape)
+    similarity = image.ssim(picture, returned_picture)
     rows.append({
         "task": "image", "dataset": image.NAME, "metric": "SSIM",
         "error_free": 1.0, "with_errors": similarity, "relative": similarity,
@@ -40,6 +43,7 @@ def evaluate(config: Any, seed: int = 1) -> dict[str, Any]:
     flipped = sum(s.bits_flipped for s in stored)
     return {
         "seed": seed,
+        "config": report["config"],
         "rows": rows,
         "device": {
             "pages": report["payload.pages"],
@@ -52,5 +56,5 @@ def evaluate(config: Any, seed: int = 1) -> dict[str, Any]:
             "bits_flipped": flipped,
             "rber": flipped / bits,
         },
-        "images": {"original": picture, "returned": image.read_back(seen.returned, picture.shape)},
+        "images": {"original": picture, "returned": returned_picture},
     }
