@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from xlssd.quality import codec, evaluate, image, tasks
-from xlssd.quality.device import AGED_APPROXIMATE, round_trip
+from xlssd.quality.defaults import AGED_APPROXIMATE
+from xlssd.quality.device import round_trip
 
 AGED = {"base": "tiny", **AGED_APPROXIMATE}
 DECODED = {**AGED, "ecc": {"scheme": "ldpc", "skip_approximate": False}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from xlssd._core import ConfigError
 from xlssd.config import load_config
-from xlssd.quality.device import AGED_APPROXIMATE, AGED_APPROXIMATE_BASE
+from xlssd.quality.defaults import AGED_APPROXIMATE, AGED_APPROXIMATE_BASE
 
 DESCRIPTION = (
     "Store real application data on the device as payload, read it back with the bit errors "

@@ -59,14 +59,3 @@ def round_trip(data: bytes, config: Any, *, seed: int = 1) -> tuple[bytes, Repor
     (stored,), report = round_trip_many([data], config, seed=seed)
     return stored.returned, report
 
-
-# The device state the ApproxFTL paper evaluates quality on: every page programmed
-# approximately (V_max_th lowered), 10K P/E cycles, a 1,000 h bake, and approximate pages
-# read raw instead of decoded. Approximate pages then have an RBER of about 7.2e-4.
-AGED_APPROXIMATE = {
-    "physics": {"model": "vth", "program_mode": "approx-vmax", "read_disturb": False},
-    "aging": {"initial_pe": 10_000, "data_age_h": 1_000},
-    "precondition": {"occupancy": 1.0},
-    "ecc": {"scheme": "ldpc", "skip_approximate": True},
-}
-AGED_APPROXIMATE_BASE = "tiny"
