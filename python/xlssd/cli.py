@@ -139,6 +139,10 @@ def _parser() -> argparse.ArgumentParser:
                          description="Write one self-contained HTML file summarising a sweep or a reproduction.")
     rpt.add_argument("dir", metavar="DIR")
     rpt.add_argument("--out", metavar="FILE", help="output file (default: DIR/report.html)")
+
+    from xlssd.quality.command import DESCRIPTION, add_arguments
+
+    add_arguments(sub.add_parser("quality", help="output quality of data stored approximately", description=DESCRIPTION))
     return p
 
 
@@ -312,6 +316,15 @@ COMMANDS = {
     "results": _cmd_results,
     "report": _cmd_report,
 }
+
+
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from xlssd.quality.command import run
+
+    return run(args, lambda path, content: (write_bytes if isinstance(content, bytes) else write_text)(path, content))
+
+
+COMMANDS["quality"] = _cmd_quality
 
 
 def main(argv: Sequence[str] | None = None) -> int:
