@@ -198,6 +198,9 @@ pub struct ApproxReport {
     pub promoted_pages: u64,
     /// Erases of blocks that held only approximate pages (at the lowered voltage).
     pub erases_all_approx: u64,
+    /// Refresh of aged approximate data (rewritten precise): pages moved and blocks.
+    pub refreshed_pages: u64,
+    pub refreshed_blocks: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

@@ -109,3 +109,21 @@ fn baseline_ignores_the_flag() {
     assert_eq!(flagged.host.write.latency_us.mean, plain.host.write.latency_us.mean);
     assert_eq!(flagged.approx.pages.approx, 0);
 }
+
+#[test]
+fn approximate_data_older_than_six_months_is_refreshed_as_precise() {
+    // One simulated millisecond is 1,000 hours of retention: the first writes pass the
+    // six-month refresh age long before the run ends.
+    let mut cfg = device(Scheme::Approxftl);
+    cfg.physics.retention_scale = 3.6e9;
+    let reqs = writes(0..3_000, 2_000_000, |_| true);
+    let r = run(&cfg, VecSource::open(reqs), true);
+    assert!(r.approx.refreshed_blocks > 0 && r.approx.refreshed_pages > 0, "{:?}", r.approx);
+    // Refreshed pages come back precise.
+    assert!(r.approx.promoted_pages > 0);
+    assert!(r.approx.pages.precise > 0);
+    // With refresh off, nothing is rewritten.
+    cfg.approx.refresh_h = 0.0;
+    let off = run(&cfg, VecSource::open(writes(0..3_000, 2_000_000, |_| true)), true);
+    assert_eq!((off.approx.refreshed_blocks, off.approx.refreshed_pages), (0, 0));
+}

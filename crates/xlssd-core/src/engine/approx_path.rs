@@ -3,7 +3,7 @@
 //! programmed, and erases count effective wear. The decisions themselves are in
 //! [`crate::ftl::approx`].
 
-use super::Simulator;
+use super::{Ev, Relocation, Simulator};
 use crate::controller::txn::TxnKind;
 use crate::ftl::approx::{self, ActiveBlocks, ApproxConfig, BlockKind, Scheme, GC_POOL, POOLS};
 use crate::ftl::blocks::{PageOrder, NO_BLOCK};
@@ -25,6 +25,9 @@ pub struct ApproxStats {
     pub active_blocks: [u64; 5],
     pub promoted_pages: u64,
     pub erases_all_approx: u64,
+    /// Pages rewritten by refresh, and blocks refreshed.
+    pub refreshed_pages: u64,
+    pub refreshed_blocks: u64,
 }
 
 pub(super) struct ApproxState {
@@ -41,6 +44,9 @@ pub(super) struct ApproxState {
     /// Largest number of times any of its approximate pages has been written approximately
     /// (the 3-bit flag of Sec. IV-E).
     approx_gen: Vec<u8>,
+    /// Retention clock (hours) when each block took its first approximate page since its
+    /// erase; infinite when it holds none.
+    oldest_approx_h: Vec<f64>,
     pub stats: ApproxStats,
 }
 
@@ -58,6 +64,7 @@ impl ApproxState {
             approx_programs: vec![0; blocks as usize],
             valid_precise: vec![0; blocks as usize],
             approx_gen: vec![0; blocks as usize],
+            oldest_approx_h: vec![f64::INFINITY; blocks as usize],
             stats: ApproxStats::default(),
         })
     }
@@ -160,12 +167,13 @@ impl Simulator<'_> {
     }
 
     fn maybe_promote(&mut self, lpn: u32, plane: u32) {
-        let victim = self.gc_jobs[plane as usize].block;
+        let job = self.gc_jobs[plane as usize];
         let Some(a) = self.approx.as_mut() else { return };
-        if victim == NO_BLOCK || !a.lpn_approx(lpn) {
+        if job.block == NO_BLOCK || !a.lpn_approx(lpn) {
             return;
         }
-        if a.approx_gen[victim as usize] as u32 >= a.cfg.promote_after {
+        // Refresh upgrades whatever it rewrites: retention errors cannot be corrected.
+        if job.reason == Relocation::Refresh || a.approx_gen[job.block as usize] as u32 >= a.cfg.promote_after {
             a.tags[lpn as usize] &= !TAG_APPROX;
             a.stats.promoted_pages += 1;
         }
@@ -202,6 +210,7 @@ impl Simulator<'_> {
         let plane = self.geo.plane_of_block(block);
         let victim = self.gc_jobs[plane as usize].block;
         let geo = self.geo.clone();
+        let clock = self.retention_clock_h();
         let Some(a) = self.approx.as_mut() else { return };
         let bi = block as usize;
         let scheme = a.cfg.scheme;
@@ -215,6 +224,9 @@ impl Simulator<'_> {
         };
         a.set_page(ppn, holds_approx);
         if holds_approx {
+            if a.oldest_approx_h[bi].is_infinite() {
+                a.oldest_approx_h[bi] = clock;
+            }
             a.approx_programs[bi] += 1;
             a.stats.approx_pages += 1;
             let gen = if kind == TxnKind::GcWrite && victim != NO_BLOCK { a.approx_gen[victim as usize] + 1 } else { 1 };
@@ -265,6 +277,7 @@ impl Simulator<'_> {
         a.approx_programs[bi] = 0;
         a.approx_gen[bi] = 0;
         a.kind[bi] = NO_KIND;
+        a.oldest_approx_h[bi] = f64::INFINITY;
         if all_approx {
             a.stats.erases_all_approx += 1;
             a.cfg.all_approx_wear as f32
@@ -325,6 +338,56 @@ impl Simulator<'_> {
     pub(super) fn approx_copy_order(&self, pages: &mut [u32]) {
         if let Some(a) = self.approx.as_ref().filter(|a| a.cfg.scheme == Scheme::Approxftl) {
             pages.sort_by_key(|&p| !a.is_approx_page(p));
+        }
+    }
+
+    /// Simulated time between looks for data to refresh: an eighth of the refresh age on
+    /// the retention clock. `None` when refresh cannot happen in this run.
+    fn refresh_period_ns(&self) -> Option<u64> {
+        let a = self.approx.as_ref()?;
+        let scale = self.cfg.physics.retention_scale;
+        if a.cfg.scheme != Scheme::Approxftl || a.cfg.refresh_h <= 0.0 || scale <= 0.0 {
+            return None;
+        }
+        Some(((a.cfg.refresh_h / 8.0) * 3.6e12 / scale).max(1.0).min(u64::MAX as f64 / 4.0) as u64)
+    }
+
+    pub(super) fn schedule_refresh_check(&mut self) {
+        if let Some(period) = self.refresh_period_ns() {
+            self.q.schedule_in(period, Ev::RefreshCheck);
+        }
+    }
+
+    /// Starts a refresh in every idle plane that holds a full block whose approximate data
+    /// has reached the refresh age, oldest first; looks again later while the host runs.
+    pub(super) fn refresh_check(&mut self) {
+        let clock = self.retention_clock_h();
+        for plane in 0..self.geo.planes {
+            if self.gc_jobs[plane as usize].active() {
+                continue;
+            }
+            let Some(a) = self.approx.as_ref() else { return };
+            let due = clock - a.cfg.refresh_h;
+            let oldest = self
+                .blocks
+                .plane_blocks(plane)
+                .filter(|&b| self.blocks.is_closed(b) && self.blocks.valid[b as usize] > 0 && a.oldest_approx_h[b as usize] <= due)
+                .min_by(|&x, &y| a.oldest_approx_h[x as usize].total_cmp(&a.oldest_approx_h[y as usize]));
+            if let Some(block) = oldest {
+                if let Some(a) = self.approx.as_mut() {
+                    a.stats.refreshed_blocks += 1;
+                }
+                self.start_relocation(plane, block, Relocation::Refresh);
+            }
+        }
+        if !self.host_finished() {
+            self.schedule_refresh_check();
+        }
+    }
+
+    pub(super) fn note_refreshed_page(&mut self) {
+        if let Some(a) = self.approx.as_mut() {
+            a.stats.refreshed_pages += 1;
         }
     }
 

@@ -28,7 +28,7 @@ impl Simulator<'_> {
     }
 
     /// Moves every valid page out of `block`, then erases it.
-    fn start_relocation(&mut self, plane: u32, block: u32, reason: Relocation) {
+    pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Relocation) {
         self.blocks.mark_victim(block);
         self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false };
         if self.blocks.valid[block as usize] == 0 {
@@ -77,6 +77,7 @@ impl Simulator<'_> {
         match self.gc_jobs[t.plane as usize].reason {
             Relocation::Gc => self.counters.gc_pages_moved += 1,
             Relocation::WearLevelling => self.counters.wl_pages_moved += 1,
+            Relocation::Refresh => self.note_refreshed_page(),
         }
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }
@@ -101,6 +102,7 @@ impl Simulator<'_> {
         match reason {
             Relocation::Gc => self.counters.gc_blocks_erased += 1,
             Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,
+            Relocation::Refresh => {}
         }
         self.gc_jobs[plane as usize] = GcJob::NONE;
         // Static wear levelling is checked after cleaning only, not after its own erases,

@@ -57,6 +57,8 @@ enum Ev {
     IdleFlush(u64),
     /// A read's decode finished on its channel's ECC engine, with an outcome code.
     Decoded(u32, u8),
+    /// Time to look for approximate data old enough to refresh.
+    RefreshCheck,
 }
 
 /// A host request in flight.
@@ -87,6 +89,8 @@ enum Link {
 enum Relocation {
     Gc,
     WearLevelling,
+    /// Rewriting aged approximate data as precise (seed 000 Sec. IV-D).
+    Refresh,
 }
 
 /// The cleaning job of one plane: at most one victim at a time.
@@ -380,6 +384,7 @@ impl<'s> Simulator<'s> {
             self.check_invariants()?;
         }
         self.prime_arrivals()?;
+        self.schedule_refresh_check();
         const PROGRESS_EVERY: u64 = 1 << 16;
         const CHECK_EVERY: u64 = 1 << 12;
         loop {
@@ -473,6 +478,7 @@ impl<'s> Simulator<'s> {
             Ev::ReqDone(req) => self.finish_request(req),
             Ev::WriteDataIn(req) => self.write_data_in(req),
             Ev::Decoded(id, outcome) => self.on_decoded(id, outcome),
+            Ev::RefreshCheck => self.refresh_check(),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
                     self.write_back_all = true;

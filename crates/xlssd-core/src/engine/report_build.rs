@@ -84,6 +84,8 @@ impl Simulator<'_> {
             ActiveBlockCounts { chb: k[0], precise: k[1], approx_phase1: k[2], approx_phase2: k[3], all_approx: k[4] };
         r.promoted_pages = s.promoted_pages;
         r.erases_all_approx = s.erases_all_approx;
+        r.refreshed_pages = s.refreshed_pages;
+        r.refreshed_blocks = s.refreshed_blocks;
         r
     }
 
