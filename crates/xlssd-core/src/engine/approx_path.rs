@@ -337,7 +337,7 @@ impl Simulator<'_> {
 
     pub(super) fn approx_copy_order(&self, pages: &mut [u32]) {
         if let Some(a) = self.approx.as_ref().filter(|a| a.cfg.scheme == Scheme::Approxftl) {
-            pages.sort_by_key(|&p| !a.is_approx_page(p));
+            approx::copy_order(pages, |p| a.is_approx_page(p));
         }
     }
 

@@ -229,9 +229,16 @@ pub fn select_victim(
         })
 }
 
+/// Sec. IV-D: GC copies a victim's approximate pages first, then its precise ones, each in
+/// page order, so that the approximate batch can open a second phase for the precise one.
+pub fn copy_order(pages: &mut [u32], is_approx: impl Fn(u32) -> bool) {
+    pages.sort_by_key(|&p| (!is_approx(p), p));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::GeometryConfig;
 
     fn active(chb_wants: Option<bool>, phase2: bool, all_approx: bool) -> ActiveBlocks {
         ActiveBlocks { chb_wants, phase2, all_approx }
@@ -285,5 +292,52 @@ mod tests {
                 assert_eq!(BlockKind::of_stream(k.stream(pool)), (k, pool));
             }
         }
+    }
+
+    #[test]
+    fn gc_copies_approximate_pages_first() {
+        let mut pages = vec![9, 2, 7, 4, 5, 1];
+        copy_order(&mut pages, |p| p % 2 == 1);
+        assert_eq!(pages, vec![1, 5, 7, 9, 2, 4]);
+    }
+
+    /// One plane of six closed blocks with the given valid and valid-precise counts.
+    fn plane(valid: &[u32]) -> BlockManager {
+        let g = GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: valid.len() as u32,
+            pages_per_block: 8,
+            layers: 2,
+            ..Default::default()
+        };
+        let mut m = BlockManager::new(&Geometry::new(&g), 1);
+        for (b, &v) in valid.iter().enumerate() {
+            m.fill_directly(b as u32, &(0..v).collect::<Vec<_>>(), b as u64 + 1);
+        }
+        m.rebuild_free_pools();
+        m
+    }
+
+    #[test]
+    fn victims_tie_break_on_fewer_precise_pages_and_demote_all_precise_blocks() {
+        let m = plane(&[5, 3, 3, 3, 7, 8]);
+        let kinds = [BlockKind::Chb as u8, BlockKind::Precise as u8, BlockKind::Chb as u8, BlockKind::AllApprox as u8, 0, 0];
+        let precise = [2, 3, 2, 0, 7, 8];
+        // Fewest valid pages (3), then fewest precise (block 3 has none).
+        assert_eq!(select_victim(0, &m, &precise, &kinds, true), Some(3));
+        let precise = [2, 3, 1, 1, 7, 8];
+        // Equal precise counts: the block that filled first.
+        assert_eq!(select_victim(0, &m, &precise, &kinds, true), Some(2));
+        // Without a second-phase block, an all-precise used block goes last even with the
+        // fewest valid pages.
+        let m = plane(&[5, 1, 4, 6, 7, 8]);
+        let precise = [5, 1, 4, 6, 7, 8];
+        assert_eq!(select_victim(0, &m, &precise, &kinds, true), Some(1));
+        assert_eq!(select_victim(0, &m, &precise, &kinds, false), Some(2));
+        // Full blocks of valid pages are never chosen.
+        assert_eq!(select_victim(0, &plane(&[8, 8]), &[8, 8], &[0, 0], true), None);
     }
 }

@@ -86,3 +86,52 @@ impl WearLeveler for EffectiveWearPicker {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GeometryConfig;
+    use crate::nand::Geometry;
+
+    fn manager(wear: &[f32]) -> BlockManager {
+        let g = GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: wear.len() as u32,
+            pages_per_block: 8,
+            ..Default::default()
+        };
+        let mut m = BlockManager::new(&Geometry::new(&g), 1);
+        m.effective_wear = wear.to_vec();
+        m
+    }
+
+    #[test]
+    fn picks_the_first_block_not_twice_as_worn_as_the_least_worn() {
+        let m = manager(&[9.0, 7.0, 3.0, 5.0, 4.0]);
+        let free: Vec<u32> = (0..5).collect();
+        let mut p = EffectiveWearPicker::new(100);
+        // Smallest W is 3: block 0 (9) and 1 (7) are more than twice it; block 2 is the first
+        // that is not.
+        assert_eq!(p.pick(&free, &m), 2);
+        // Not the least worn, just the first within bounds.
+        assert_eq!(p.pick(&[0, 3, 2], &m), 1);
+    }
+
+    #[test]
+    fn the_smallest_wear_is_found_again_only_periodically() {
+        let mut m = manager(&[4.0, 2.0]);
+        let mut p = EffectiveWearPicker::new(3);
+        assert_eq!(p.pick(&[0], &m), 0); // 4 is not more than twice 2
+        m.effective_wear[1] = 10.0; // the least worn block wore out in between
+        m.effective_wear[0] = 30.0;
+        // Still bounded by the old smallest (2): nothing qualifies, so the least worn.
+        assert_eq!(p.pick(&[0, 1], &m), 1);
+        p.pick(&[0, 1], &m);
+        // After three picks the smallest is found again (10): the limit is now 20.
+        m.effective_wear[0] = 15.0;
+        assert_eq!(p.pick(&[0, 1], &m), 0);
+    }
+}
