@@ -92,6 +92,23 @@ pub struct GeometryConfig {
     pub cell: CellType,
 }
 
+impl GeometryConfig {
+    /// One plane of `blocks` blocks of `pages` pages over `layers` layers, for unit tests.
+    #[cfg(test)]
+    pub fn one_plane(blocks: u32, pages: u32, layers: u32) -> GeometryConfig {
+        GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: blocks,
+            pages_per_block: pages,
+            layers,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for GeometryConfig {
     fn default() -> Self {
         GeometryConfig {

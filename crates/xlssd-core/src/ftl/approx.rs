@@ -303,16 +303,7 @@ mod tests {
 
     /// One plane of six closed blocks with the given valid and valid-precise counts.
     fn plane(valid: &[u32]) -> BlockManager {
-        let g = GeometryConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: valid.len() as u32,
-            pages_per_block: 8,
-            layers: 2,
-            ..Default::default()
-        };
+        let g = GeometryConfig::one_plane(valid.len() as u32, 8, 2);
         let mut m = BlockManager::new(&Geometry::new(&g), 1);
         for (b, &v) in valid.iter().enumerate() {
             m.fill_directly(b as u32, &(0..v).collect::<Vec<_>>(), b as u64 + 1);

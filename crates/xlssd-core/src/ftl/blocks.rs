@@ -398,16 +398,7 @@ mod tests {
 
     /// One plane of four blocks of 2 layers x 4 pages.
     fn manager() -> BlockManager {
-        let g = GeometryConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 4,
-            pages_per_block: 8,
-            layers: 2,
-            ..Default::default()
-        };
+        let g = GeometryConfig::one_plane(4, 8, 2);
         BlockManager::new(&Geometry::new(&g), 2)
     }
 

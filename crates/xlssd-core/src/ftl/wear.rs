@@ -94,15 +94,7 @@ mod tests {
     use crate::nand::Geometry;
 
     fn manager(wear: &[f32]) -> BlockManager {
-        let g = GeometryConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: wear.len() as u32,
-            pages_per_block: 8,
-            ..Default::default()
-        };
+        let g = GeometryConfig::one_plane(wear.len() as u32, 8, 1);
         let mut m = BlockManager::new(&Geometry::new(&g), 1);
         m.effective_wear = wear.to_vec();
         m
