@@ -20,7 +20,16 @@ pub struct LatencySummary {
     pub p99_9: f64,
     pub p99_99: f64,
     pub max: f64,
+    /// The distribution for plotting: `[latency_us, fraction of requests at or below it]`
+    /// at the fractions of [`CDF_FRACTIONS`].
+    pub cdf: Vec<[f64; 2]>,
 }
+
+/// Fractions at which the report samples each latency distribution: every 5% and the tail.
+pub const CDF_FRACTIONS: [f64; 24] = [
+    0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95,
+    0.99, 0.999, 0.9999, 1.0,
+];
 
 impl Default for LatencyStats {
     fn default() -> Self {
@@ -53,7 +62,16 @@ impl LatencyStats {
     pub fn summary(&self) -> LatencySummary {
         let n = self.count();
         if n == 0 {
-            return LatencySummary { mean: 0.0, p50: 0.0, p90: 0.0, p99: 0.0, p99_9: 0.0, p99_99: 0.0, max: 0.0 };
+            return LatencySummary {
+                mean: 0.0,
+                p50: 0.0,
+                p90: 0.0,
+                p99: 0.0,
+                p99_9: 0.0,
+                p99_99: 0.0,
+                max: 0.0,
+                cdf: Vec::new(),
+            };
         }
         // The histogram answers with the top of a bucket; never beyond what was observed.
         let q = |p: f64| round3(self.hist.value_at_quantile(p).min(self.max_ns) as f64 / 1000.0);
@@ -65,6 +83,7 @@ impl LatencyStats {
             p99_9: q(0.999),
             p99_99: q(0.9999),
             max: round3(self.max_ns as f64 / 1000.0),
+            cdf: CDF_FRACTIONS.iter().map(|&f| [q(f), f]).collect(),
         }
     }
 }
@@ -92,5 +111,23 @@ mod tests {
         assert!((sum.p99 - 990.0).abs() <= 1.0, "{sum:?}");
         assert_eq!(sum.max, 1000.0);
         assert_eq!(s.bytes(), 4096 * 1000);
+    }
+
+    #[test]
+    fn cdf_samples_the_distribution_from_min_to_max() {
+        let mut s = LatencyStats::default();
+        for us in 1..=1000u64 {
+            s.record(us * 1000, 0);
+        }
+        let sum = s.summary();
+        assert_eq!(sum.cdf.len(), CDF_FRACTIONS.len());
+        assert_eq!(sum.cdf[0], [1.0, 0.0]);
+        assert_eq!(*sum.cdf.last().unwrap(), [1000.0, 1.0]);
+        assert!(sum.cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+        // Each point is the quantile at its fraction: a quarter of 1..1000 is 250.
+        let quarter = sum.cdf.iter().find(|p| p[1] == 0.25).unwrap();
+        assert!((quarter[0] - 250.0).abs() <= 0.5, "{quarter:?}");
+        assert_eq!(sum.cdf.iter().find(|p| p[1] == 0.5).unwrap()[0], sum.p50);
+        assert!(LatencyStats::default().summary().cdf.is_empty());
     }
 }
