@@ -277,8 +277,16 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
     if fig.kind == "bars":
         group = [] if fig.workload else ["workload_name"]
         m = exp.metric(fig.metric)
-        return plots.normalised_bars(chosen, m.name, "scheme", fig.baseline or exp.baseline, group, title,
-                                     ylabel=f"{m.label}\nrelative to {fig.baseline or exp.baseline}")
+        # A point where the metric is undefined (a ratio over no erases) has no bar, nor
+        # has a workload whose baseline has none: there is nothing to normalise to.
+        base = fig.baseline or exp.baseline
+        chosen = [r for r in chosen if r.get(m.name) is not None]
+        have = {r["workload_name"] for r in chosen if r["scheme"] == base}
+        chosen = [r for r in chosen if r["workload_name"] in have]
+        if not chosen:
+            return None
+        return plots.normalised_bars(chosen, m.name, "scheme", base, group, title,
+                                     ylabel=f"{m.label}\nrelative to {base}")
     if fig.kind == "cdf":
         by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
         return plots.latency_cdf(chosen, fig.op, by, title)
