@@ -62,6 +62,8 @@ class Claim:
     metric: str | None = None
     scheme: str | None = None
     workload: str | None = None
+    #: With `workload` None: the workloads the mean is over (None: all of the run's).
+    workloads: Sequence[str] | None = None
     where: Mapping[str, Any] = field(default_factory=dict)
     normalise: str | None = None
     baseline: str | None = None
@@ -122,19 +124,23 @@ class Experiment:
     set: Mapping[str, Any] = field(default_factory=dict)
     grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     seeds: Sequence[int] | None = None
-    #: What --quick changes: any of `workloads`, `grid`, `seeds`.
+    #: What --quick changes: any of `workloads`, `grid`, `seeds`, `set` (merged over `set`).
     quick: Mapping[str, Any] = field(default_factory=dict)
+    #: Workloads made at run time (e.g. generated traces): called with the results folder
+    #: and the quick flag before the spec is built, it returns the workloads to run, which
+    #: replace `workloads` (and the quick ones).
+    prepare: Callable[[Path, bool], Mapping[str, Any]] | None = None
 
-    def spec(self, quick: bool = False) -> Spec:
+    def spec(self, quick: bool = False, workloads: Mapping[str, Any] | None = None) -> Spec:
         over = dict(self.quick) if quick else {}
         return Spec(
             name=self.name + ("-quick" if quick else ""),
             description=self.description,
             base=load_preset(self.preset),
             base_label=f"preset {self.preset}",
-            set=dict(self.set),
+            set={**self.set, **over.get("set", {})},
             grid={k: list(v) for k, v in over.get("grid", self.grid).items()},
-            workloads=dict(over.get("workloads", self.workloads)),
+            workloads=dict(workloads if workloads is not None else over.get("workloads", self.workloads)),
             schemes={k: dict(v) for k, v in self.schemes.items()},
             seeds=list(over["seeds"]) if "seeds" in over else (list(self.seeds) if self.seeds else None),
             baseline=self.baseline,
@@ -196,7 +202,13 @@ def _measure(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> float
                 and _matches(r, claim.where) and r.get(col) is not None]
         return sum(vals) / len(vals) if vals else None
 
-    workloads = [claim.workload] if claim.workload else list(dict.fromkeys(r["workload_name"] for r in rows))
+    present = list(dict.fromkeys(r["workload_name"] for r in rows))
+    if claim.workload:
+        workloads = [claim.workload]
+    elif claim.workloads is not None:
+        workloads = [w for w in claim.workloads if w in present]
+    else:
+        workloads = present
     per_workload = []
     for w in workloads:
         v = mean(claim.scheme, w)
@@ -265,8 +277,16 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
     if fig.kind == "bars":
         group = [] if fig.workload else ["workload_name"]
         m = exp.metric(fig.metric)
-        return plots.normalised_bars(chosen, m.name, "scheme", fig.baseline or exp.baseline, group, title,
-                                     ylabel=f"{m.label}\nrelative to {fig.baseline or exp.baseline}")
+        # A point where the metric is undefined (a ratio over no erases) has no bar, nor
+        # has a workload whose baseline has none: there is nothing to normalise to.
+        base = fig.baseline or exp.baseline
+        chosen = [r for r in chosen if r.get(m.name) is not None]
+        have = {r["workload_name"] for r in chosen if r["scheme"] == base}
+        chosen = [r for r in chosen if r["workload_name"] in have]
+        if not chosen:
+            return None
+        return plots.normalised_bars(chosen, m.name, "scheme", base, group, title,
+                                     ylabel=f"{m.label}\nrelative to {base}")
     if fig.kind == "cdf":
         by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
         return plots.latency_cdf(chosen, fig.op, by, title)
@@ -295,7 +315,7 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     comparison.{txt,md,csv,json}, figures/*.png and experiment.json there."""
     stdout = stdout or sys.stdout
     out = Path(out) if out is not None else default_out(exp, quick)
-    spec = exp.spec(quick)
+    spec = exp.spec(quick, exp.prepare(out, quick) if exp.prepare is not None else None)
     points = spec.expand()
     store = Store(out)
     store.prepare()

@@ -1,0 +1,159 @@
+"""Workloads of the ApproxFTL reproduction (seed 000, Sec. V-A).
+
+The paper's traces (fft, smm, lu, sor, img, vid, mc) were captured with blktrace from
+EnerJ-annotated applications and are not public. `App` describes what the paper says of
+each (and what we assume where it says nothing); `write_trace` turns one into an MQSim
+trace whose sixth field is the approximate flag, deterministically (numpy's PCG64 seeded
+per application). docs/techniques/approxftl.md lists every assumption.
+
+The shape shared by all of them:
+- Small requests (one 8 KB page) address a small hot region, large ones (64 KB to 256 KB)
+  a larger cold region: Sec. IV-B classifies hotness by request size, so the data a
+  size-based classifier calls hot is the data that is rewritten often.
+- Each region is split into an approximate part and a precise part, and a request's flag
+  follows its address: EnerJ types are per data structure, so a logical page keeps its
+  precision ("data requests with the same application names are isolated the precise
+  portion from the approximate portion", Sec. V-A).
+- Reads address the same regions as writes, so they find data (the device is
+  preconditioned over the regions' addresses).
+- Arrivals are a Poisson process: blktrace timestamps of a compute-bound application are
+  bursty, and nothing in the paper gives their rate; see INTERARRIVAL_US.
+
+The real traces of `../shared/traces/` carry no flag; `tag_trace` copies one with every
+other mebibyte of its address space tagged approximate (half of the space).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SECTOR = 512
+PAGE = 8192
+#: Mean gap between arrivals (us). The traces' rates are not given; this keeps the
+#: baseline's dies busy (a write programs for 700 us on one of 32 dies) without an
+#: unbounded queue, which is where the paper sees its read-time gains: reads waiting
+#: behind programs (Sec. V-C).
+INTERARRIVAL_US = 300.0
+
+
+@dataclass(frozen=True)
+class App:
+    name: str
+    #: Share of requests that are reads.
+    read: float
+    #: Share of requests that are small (one page, hot).
+    small: float
+    #: Share of the hot and of the cold region holding approximate data.
+    approx_hot: float
+    approx_cold: float
+    #: Hot and cold regions, GiB.
+    hot_gib: float = 0.25
+    cold_gib: float = 16.0
+    #: How requests choose between the approximate and precise parts of a region: a
+    #: request goes to the approximate part with the probability of its share (False), or
+    #: alternates with the previous request of its region (True: fine-grained interleaving
+    #: of approximate and precise structures, as in a blocked matrix factorisation).
+    alternate: bool = False
+    seed: int = 0
+
+
+#: The seven applications. What the paper says, and what is assumed (docs/techniques).
+APPS = (
+    # FFT: EnerJ-annotated signal arrays are most of its data; Fig. 6 shows a large
+    # all-approximate share.
+    App("fft", read=0.5, small=0.6, approx_hot=0.8, approx_cold=0.8, seed=101),
+    # Sparse matrix multiply: the fewest approximate pages (smallest gain, 5.15%, Sec.
+    # V-B; most pages in all-precise blocks, Fig. 6): indices and pointers are precise.
+    App("smm", read=0.5, small=0.6, approx_hot=0.1, approx_cold=0.1, seed=102),
+    # LU factorisation: the largest checkerboard share (Fig. 6): approximate and precise
+    # blocks of the matrix written in alternation.
+    App("lu", read=0.5, small=0.6, approx_hot=0.5, approx_cold=0.5, alternate=True, seed=103),
+    # Successive over-relaxation: the grid is approximate, convergence data precise.
+    App("sor", read=0.5, small=0.6, approx_hot=0.6, approx_cold=0.6, seed=104),
+    # Image processing: pixels approximate, headers and metadata precise; small hot
+    # metadata writes beside large pixel writes (hot/cold separation helps, Sec. V-F).
+    App("img", read=0.5, small=0.5, approx_hot=0.5, approx_cold=0.9, seed=105),
+    # Video processing: frames approximate, the largest gain (46.67%, Sec. V-B).
+    App("vid", read=0.5, small=0.4, approx_hot=0.6, approx_cold=0.95, seed=106),
+    # Monte Carlo: a small read/write ratio (Sec. V-C), so reads gain little.
+    App("mc", read=0.1, small=0.6, approx_hot=0.7, approx_cold=0.7, seed=107),
+)
+
+#: Large (cold) request sizes, pages, drawn uniformly.
+LARGE_PAGES = (4, 8, 16)
+
+
+def footprint_sectors(app: App) -> int:
+    """Sectors from 0 that the trace addresses (hot region, then cold region)."""
+    return int((app.hot_gib + app.cold_gib) * 2**30) // SECTOR
+
+
+def write_trace(app: App, path: Path, n: int, scale: float = 1.0, interarrival_us: float = INTERARRIVAL_US) -> Path:
+    """Writes `n` requests of `app` to `path` (MQSim format with the approximate flag).
+    `scale` shrinks the regions (for small devices). Deterministic: the same arguments
+    give the same file."""
+    rng = np.random.Generator(np.random.PCG64(app.seed))
+    hot_pages = max(4, int(app.hot_gib * scale * 2**30) // PAGE)
+    cold_pages = max(64, int(app.cold_gib * scale * 2**30) // PAGE)
+    big = max(LARGE_PAGES)
+
+    gaps = rng.exponential(interarrival_us * 1000.0, n)
+    times = np.cumsum(np.rint(gaps).astype(np.int64))
+    is_read = rng.random(n) < app.read
+    is_small = rng.random(n) < app.small
+    sizes = np.where(is_small, 1, rng.choice(LARGE_PAGES, n))
+    u = rng.random(n)
+    pick = rng.random(n)
+
+    lines = []
+    last = {True: False, False: False}
+    for i in range(n):
+        small = bool(is_small[i])
+        share = app.approx_hot if small else app.approx_cold
+        if app.alternate:
+            approx = not last[small]
+            last[small] = approx
+        else:
+            approx = bool(pick[i] < share)
+        # Region layout: [hot approx | hot precise | cold approx | cold precise], in pages;
+        # a large request is aligned to its own size inside its part.
+        region = hot_pages if small else cold_pages
+        start = 0 if small else hot_pages
+        cut = int(round(region * share))
+        lo, hi = (start, start + cut) if approx else (start + cut, start + region)
+        if hi - lo < sizes[i] + (0 if small else big):
+            lo, hi = start, start + region
+        span = max(1, (hi - lo - sizes[i]) // sizes[i])
+        page = lo + int(u[i] * span) * int(sizes[i])
+        op = 1 if is_read[i] else 0
+        # Reads carry no precision of their own; the flag only matters for writes.
+        flag = 1 if approx and not is_read[i] else 0
+        lines.append(f"{times[i]} 0 {page * (PAGE // SECTOR)} {sizes[i] * (PAGE // SECTOR)} {op} {flag}\n")
+    _write(path, "".join(lines))
+    return path
+
+
+def tag_trace(src: Path, dst: Path, chunk_sectors: int = 2048) -> Path:
+    """Copies an MQSim trace with a sixth field: 1 for requests starting in an
+    odd-numbered `chunk_sectors` chunk of the address space (half of it), 0 otherwise."""
+    out = []
+    with open(src) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 5 or line.lstrip().startswith("#"):
+                continue
+            flag = (int(fields[2]) // chunk_sectors) % 2
+            out.append(" ".join(fields[:5]) + f" {flag}\n")
+    _write(dst, "".join(out))
+    return dst
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)

@@ -1,0 +1,97 @@
+"""`xlssd reproduce approxftl`: the quick run, and the workloads it generates."""
+
+import json
+import math
+
+import pytest
+from experiments_helpers import parquet_rows
+
+from xlssd.reproduce import approxftl, approxftl_workloads as wl
+
+FIGURES = {"fig5-write-rt", "fig7-read-rt", "fig8-write-cdf-img", "fig8-read-cdf-img", "fig9-energy",
+           "fig10-lifetime", "fig11-waf"}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    from conftest import run_cli
+
+    out = tmp_path_factory.mktemp("approxftl") / "quick"
+    return out, run_cli("reproduce", "approxftl", "--quick", "--out", str(out), "--jobs", "2")
+
+
+def test_quick_run_has_every_claim_with_finite_values(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    table = json.loads((out / "comparison.json").read_text())
+    assert [c["quantity"] for c in table] == [c.label for c in approxftl.EXPERIMENT.claims]
+    assert all(math.isfinite(c["ours"]) for c in table), table
+    assert f"of {len(table)} numbers within tolerance of the paper\n" in p.stdout
+    for line in ("write response time, ApproxFTL vs Baseline", "lifetime, ApproxFTL vs Baseline",
+                 "energy, ApproxFTL vs Vth_b", "output quality"):
+        assert line in p.stdout
+
+
+def test_quick_run_writes_and_reads_faster_than_the_baseline(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    c = {c["quantity"]: c["ours"] for c in json.loads((out / "comparison.json").read_text())}
+    assert c["write response time, ApproxFTL vs Baseline"] < -10
+    assert c["read response time, ApproxFTL vs Baseline"] < 0
+    # smm has the fewest approximate pages, vid among the most: the gain follows.
+    assert c["write response time, ApproxFTL vs Baseline, vid"] < c["write response time, ApproxFTL vs Baseline, smm"]
+
+
+def test_quick_run_writes_results_and_figures(quick, shared_traces):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    for name in ("comparison.txt", "comparison.md", "comparison.csv", "comparison.json", "experiment.json"):
+        assert (out / name).is_file(), name
+    assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
+    rows = parquet_rows(out)
+    apps = {a.name for a in wl.APPS}
+    assert {r["workload_name"] for r in rows} == apps | {"tpcc", "wsrch"}
+    assert len(rows) == 4 * 9 and all(r["status"] == "ok" for r in rows)
+    ftl = [r for r in rows if r["scheme"] == "approxftl" and r["workload_name"] in apps]
+    assert all(r["approx.pages.approx"] > 0 for r in ftl)
+    base = [r for r in rows if r["scheme"] == "baseline"]
+    assert all(r["approx.pages.approx"] == 0 for r in base if "approx.pages.approx" in r and r["approx.pages.approx"] is not None)
+
+
+def _writes(path):
+    out = []
+    for line in path.read_text().splitlines():
+        t, _dev, lba, size, op, flag = (int(x) for x in line.split())
+        if op == 0:
+            out.append((lba, size, flag))
+    return out
+
+
+@pytest.mark.parametrize("app", [a for a in wl.APPS if a.name in ("smm", "vid", "lu")], ids=lambda a: a.name)
+def test_generated_traces_follow_their_description(app, tmp_path):
+    path = wl.write_trace(app, tmp_path / "a.trace", 20_000, scale=1 / 8)
+    again = wl.write_trace(app, tmp_path / "b.trace", 20_000, scale=1 / 8)
+    assert path.read_text() == again.read_text()
+    lines = path.read_text().splitlines()
+    reads = sum(ln.split()[4] == "1" for ln in lines)
+    assert reads / len(lines) == pytest.approx(app.read, abs=0.02)
+    writes = _writes(path)
+    small = [w for w in writes if w[1] == wl.PAGE // wl.SECTOR]
+    large = [w for w in writes if w[1] > wl.PAGE // wl.SECTOR]
+    for part, share in ((small, app.approx_hot), (large, app.approx_cold)):
+        assert sum(f for _l, _s, f in part) / len(part) == pytest.approx(share, abs=0.03)
+    # Small requests stay in the hot region, large ones after it, all inside the footprint.
+    hot_end = int(app.hot_gib / 8 * 2**30) // wl.SECTOR
+    assert all(lba + size <= hot_end for lba, size, _ in small)
+    assert all(lba >= hot_end and lba + size <= wl.footprint_sectors(app) for lba, size, _ in large)
+    # A logical address keeps its precision.
+    flag_of = {}
+    for lba, _size, flag in writes:
+        assert flag_of.setdefault(lba, flag) == flag
+
+
+def test_tagging_a_real_trace_marks_half_of_its_space(tmp_path):
+    src = tmp_path / "t.trace"
+    src.write_text("0 0 0 16 0\n10 0 2048 16 0\n20 0 4100 8 1\n30 0 6200 8 0 1\n")
+    flags = [int(ln.split()[5]) for ln in wl.tag_trace(src, tmp_path / "u.trace").read_text().splitlines()]
+    assert flags == [0, 1, 0, 1]
