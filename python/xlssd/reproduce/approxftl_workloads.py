@@ -52,7 +52,7 @@ class App:
     approx_cold: float
     #: Hot and cold regions, GiB.
     hot_gib: float = 0.25
-    cold_gib: float = 16.0
+    cold_gib: float = 4.0
     #: How requests choose between the approximate and precise parts of a region: a
     #: request goes to the approximate part with the probability of its share (False), or
     #: alternates with the previous request of its region (True: fine-grained interleaving

@@ -208,9 +208,11 @@ pub fn phase1_pages(geo: &Geometry, flip: bool) -> u32 {
     (0..geo.pages_per_block).filter(|&p| colour(geo, p) == flip as u32).count() as u32
 }
 
-/// ApproxFTL's victim choice (Sec. IV-D): fewest valid pages; among equals, fewest valid
-/// precise pages (moving them disturbs most); all-precise used blocks go last when no
-/// second-phase block is open, since their pages would land in the all-precise block.
+/// ApproxFTL's victim choice (Sec. IV-D): fewest valid pages; among equals, all-precise
+/// used blocks go last when no second-phase block is open (their pages would land in the
+/// all-precise block, the most disturbed), then fewest valid precise pages (moving them
+/// disturbs most). The seed states both rules in its tie-break paragraph; applied before
+/// the valid count instead, demotion would pass over the cheapest victims.
 pub fn select_victim(
     plane: u32,
     blocks: &BlockManager,
@@ -225,7 +227,7 @@ pub fn select_victim(
         .min_by_key(|&b| {
             let bi = b as usize;
             let demoted = !phase2_open && used_kind[bi] == BlockKind::Precise as u8;
-            (demoted, blocks.valid[bi], valid_precise[bi], blocks.close_seq[bi])
+            (blocks.valid[bi], demoted, valid_precise[bi], blocks.close_seq[bi])
         })
 }
 
@@ -322,12 +324,14 @@ mod tests {
         let precise = [2, 3, 1, 1, 7, 8];
         // Equal precise counts: the block that filled first.
         assert_eq!(select_victim(0, &m, &precise, &kinds, true), Some(2));
-        // Without a second-phase block, an all-precise used block goes last even with the
-        // fewest valid pages.
-        let m = plane(&[5, 1, 4, 6, 7, 8]);
-        let precise = [5, 1, 4, 6, 7, 8];
+        // Without a second-phase block, an all-precise used block goes after others with as
+        // few valid pages, even with fewer precise ones; never before a cheaper victim.
+        let m = plane(&[5, 3, 3, 6, 7, 8]);
+        let precise = [5, 1, 3, 6, 7, 8];
         assert_eq!(select_victim(0, &m, &precise, &kinds, true), Some(1));
         assert_eq!(select_victim(0, &m, &precise, &kinds, false), Some(2));
+        let m = plane(&[5, 2, 3, 6, 7, 8]);
+        assert_eq!(select_victim(0, &m, &precise, &kinds, false), Some(1));
         // Full blocks of valid pages are never chosen.
         assert_eq!(select_victim(0, &plane(&[8, 8]), &[8, 8], &[0, 0], true), None);
     }
