@@ -243,3 +243,22 @@ def test_progress_only_on_a_terminal_and_never_with_quiet(tmp_path):
     assert drawn == b""
     drawn = _through_a_terminal(["run", "--workload", "n=2000000,rw=randread", "--json", str(tmp_path / "r.json")])
     assert b"requests" in drawn and b"simulated" in drawn
+
+
+def test_cdf_plot_draws_the_reports_sampled_distribution():
+    import xlssd
+    from xlssd.results import plots
+
+    r = xlssd.simulate("tiny", "rw=randwrite,n=2000")
+    row = {**dict(r.flat()), "scheme": "tiny"}
+    cdf = r["host.write.latency_us.cdf"]
+    fig = plots.latency_cdf([row], op="write")
+    (line,) = fig.axes[0].get_lines()
+    # Every sampled point strictly inside (0, 1), at the report's latencies.
+    inner = [(x, q) for x, q in cdf if 0 < q < 1]
+    assert list(line.get_ydata()) == [q for _, q in inner]
+    assert list(line.get_xdata()) == [x for x, _ in inner]
+    # A row without a CDF (an older report) falls back to its percentiles.
+    del row["host.write.latency_us.cdf"]
+    (line,) = plots.latency_cdf([row], op="write").axes[0].get_lines()
+    assert list(line.get_xdata())[0] == r["host.write.latency_us.p50"]

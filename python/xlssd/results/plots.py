@@ -4,6 +4,8 @@ Figure; repeated runs of one point (seeds) are averaged."""
 
 from __future__ import annotations
 
+import json
+
 import io
 import math
 from collections import defaultdict
@@ -105,8 +107,10 @@ def normalised_bars(rows: Sequence[Row], metric: str, by: str, baseline: Any,
 
 
 def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("scheme",), title: str = "") -> Figure:
-    """The latency distribution of `op` (read, write, all) per series, from the report's
-    percentiles (p50 to p99.99) on a logit axis, which spreads out the tail."""
+    """The latency distribution of `op` (read, write, all) per series on a logit axis, which
+    spreads out the tail: the report's sampled CDF (`latency_us.cdf`, every 5% and the tail),
+    or its percentiles (p50 to p99.99) where a row has no CDF. A series of several rows
+    (seeds) averages their latencies at each fraction."""
     keys = [f"host.{op}.latency_us.{p}" for p, _ in PERCENTILES]
     _require(rows, *keys, *by)
     fig = Figure(figsize=(7, 4.2))
@@ -116,13 +120,16 @@ def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("sch
         chosen = [r for r in rows if _key(r, by) == series and r.get(f"host.{op}.count")]
         if not chosen:
             continue
-        lat = [sum(float(r[k]) for r in chosen) / len(chosen) for k in keys]
-        ax.plot(lat, [q for _, q in PERCENTILES], marker="o", markersize=3, label=_label(series))
+        curves = [_cdf_points(r, op) or [(float(r[k]), q) for k, (_, q) in zip(keys, PERCENTILES)] for r in chosen]
+        # The logit axis cannot show fractions 0 and 1; the other points carry the shape.
+        fractions = [q for _, q in curves[0] if 0.0 < q < 1.0]
+        lat = [sum(dict((f, x) for x, f in c).get(q, float("nan")) for c in curves) / len(curves) for q in fractions]
+        ax.plot(lat, fractions, marker="o", markersize=3, label=_label(series))
         drawn += 1
     if not drawn:
         raise ResultsError(f"no point completed any {op} request")
     ax.set_yscale("logit")
-    ax.set_yticks([q for _, q in PERCENTILES], ["50%", "90%", "99%", "99.9%", "99.99%"])
+    ax.set_yticks([0.1, 0.5, 0.9, 0.99, 0.999, 0.9999], ["10%", "50%", "90%", "99%", "99.9%", "99.99%"])
     ax.set_xscale("log")
     ax.set_xlabel(f"{op} latency (us)")
     ax.set_ylabel("fraction of requests at or below")
@@ -131,6 +138,14 @@ def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("sch
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+def _cdf_points(row: Row, op: str) -> list[tuple[float, float]]:
+    """(latency, fraction) pairs of a row's sampled CDF; empty when the row has none."""
+    raw = row.get(f"host.{op}.latency_us.cdf")
+    if isinstance(raw, str):
+        raw = json.loads(raw)
+    return [(float(x), float(q)) for x, q in raw or []]
 
 
 def versus(rows: Sequence[Row], x: str, metric: str, by: Sequence[str] = ("scheme",), title: str = "",
