@@ -127,3 +127,12 @@ fn approximate_data_older_than_six_months_is_refreshed_as_precise() {
     let off = run(&cfg, VecSource::open(writes(0..3_000, 2_000_000, |_| true)), true);
     assert_eq!((off.approx.refreshed_blocks, off.approx.refreshed_pages), (0, 0));
 }
+
+#[test]
+fn address_ranges_tag_writes_that_carry_no_flag() {
+    // Sectors [0, 8 * 1000) are approximate: the first 1,000 of 2,000 pages written.
+    let mut cfg = device(Scheme::VthB);
+    cfg.approx.lba_ranges = vec![[0, 8 * 1_000]];
+    let r = run(&cfg, VecSource::open(writes(0..2_000, 2_000_000, |_| false)), true);
+    assert_eq!((r.approx.pages.approx, r.approx.pages.precise), (1_000, 1_000));
+}

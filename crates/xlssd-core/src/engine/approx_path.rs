@@ -51,12 +51,13 @@ pub(super) struct ApproxState {
 }
 
 impl ApproxState {
-    pub fn new(cfg: &ApproxConfig, logical_pages: u64, pages: u32, blocks: u32) -> Option<ApproxState> {
-        if cfg.scheme == Scheme::Baseline && cfg.lba_ranges.is_empty() {
-            return None;
+    pub fn new(cfg: &ApproxConfig, logical_pages: u64, pages: u32, blocks: u32) -> crate::error::Result<Option<ApproxState>> {
+        if cfg.scheme == Scheme::Baseline && cfg.lba_ranges.is_empty() && cfg.lba_ranges_file.is_empty() {
+            return Ok(None);
         }
-        Some(ApproxState {
-            cfg: cfg.clone(),
+        let cfg = ApproxConfig { lba_ranges: cfg.all_ranges()?, lba_ranges_file: String::new(), ..cfg.clone() };
+        Ok(Some(ApproxState {
+            cfg,
             tags: vec![0; logical_pages as usize],
             page_approx: vec![0; (pages as usize).div_ceil(64)],
             kind: vec![NO_KIND; blocks as usize],
@@ -66,7 +67,7 @@ impl ApproxState {
             approx_gen: vec![0; blocks as usize],
             oldest_approx_h: vec![f64::INFINITY; blocks as usize],
             stats: ApproxStats::default(),
-        })
+        }))
     }
 
     pub fn is_approx_page(&self, ppn: u32) -> bool {

@@ -34,6 +34,9 @@ pub struct ApproxConfig {
     /// Sector ranges `[start, end)` whose writes are approximate, for traces that carry no
     /// flag of their own (a flag in the trace also counts).
     pub lba_ranges: Vec<[u64; 2]>,
+    /// A file of further ranges, one `start end` pair of sectors per line (`#` starts a
+    /// comment); empty for none.
+    pub lba_ranges_file: String,
     /// Requests of at most this many bytes are hot (Sec. IV-B: small requests are hot); hot
     /// and cold data go to separate pools of active blocks under `approxftl`.
     pub hot_max_bytes: u64,
@@ -61,6 +64,7 @@ impl Default for ApproxConfig {
         ApproxConfig {
             scheme: Scheme::Baseline,
             lba_ranges: Vec::new(),
+            lba_ranges_file: String::new(),
             hot_max_bytes: 8192,
             chb_precise_speedup: 0.24,
             phase2_precise_speedup: 0.33,
@@ -85,9 +89,45 @@ impl ApproxConfig {
         }
     }
 
+    /// Every approximate range: `lba_ranges` and those of `lba_ranges_file`.
+    pub fn all_ranges(&self) -> crate::error::Result<Vec<[u64; 2]>> {
+        let mut ranges = self.lba_ranges.clone();
+        if !self.lba_ranges_file.is_empty() {
+            ranges.extend(read_ranges(&self.lba_ranges_file)?);
+        }
+        Ok(ranges)
+    }
+
     pub fn is_approx_lba(&self, lba: u64) -> bool {
         self.lba_ranges.iter().any(|&[a, b]| (a..b).contains(&lba))
     }
+}
+
+/// Reads a file of approximate sector ranges: `start end` per line, half-open.
+fn read_ranges(path: &str) -> crate::error::Result<Vec<[u64; 2]>> {
+    use crate::error::Error;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.to_string(),
+        message: format!("cannot read approx.lba_ranges_file: {e}"),
+    })?;
+    let mut ranges = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |message: &str| Error::Trace { file: path.to_string(), line: i as u64 + 1, text: raw.trim().to_string(), message: message.to_string() };
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [start, end] = fields[..] else { return Err(bad("expected two fields: start_sector end_sector")) };
+        let (Ok(start), Ok(end)) = (start.parse::<u64>(), end.parse::<u64>()) else {
+            return Err(bad("sectors must be non-negative integers"));
+        };
+        if start >= end {
+            return Err(bad("the range is empty: start must be below end"));
+        }
+        ranges.push([start, end]);
+    }
+    Ok(ranges)
 }
 
 /// Pools of active blocks under ApproxFTL: hot host data, cold host data, GC copies.
@@ -294,6 +334,26 @@ mod tests {
                 assert_eq!(BlockKind::of_stream(k.stream(pool)), (k, pool));
             }
         }
+    }
+
+    #[test]
+    fn range_files_are_read_with_errors_that_name_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("xlssd-ranges-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.txt");
+        std::fs::write(&good, "# approximate data\n0 100\n\n  500 800  # second\n").unwrap();
+        let cfg = ApproxConfig { lba_ranges: vec![[900, 901]], lba_ranges_file: good.display().to_string(), ..Default::default() };
+        assert_eq!(cfg.all_ranges().unwrap(), vec![[900, 901], [0, 100], [500, 800]]);
+        for (text, line, what) in [("0 10\n5\n", 2, "two fields"), ("x 3\n", 1, "integers"), ("1 1\n", 1, "empty")] {
+            let bad = dir.join("bad.txt");
+            std::fs::write(&bad, text).unwrap();
+            let err = ApproxConfig { lba_ranges_file: bad.display().to_string(), ..Default::default() }.all_ranges().unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("bad.txt:{line}:")) && msg.contains(what), "{msg}");
+        }
+        let missing = ApproxConfig { lba_ranges_file: dir.join("nope").display().to_string(), ..Default::default() };
+        assert!(missing.all_ranges().unwrap_err().to_string().contains("approx.lba_ranges_file"));
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
