@@ -136,3 +136,19 @@ fn address_ranges_tag_writes_that_carry_no_flag() {
     let r = run(&cfg, VecSource::open(writes(0..2_000, 2_000_000, |_| false)), true);
     assert_eq!((r.approx.pages.approx, r.approx.pages.precise), (1_000, 1_000));
 }
+
+#[test]
+fn an_erase_costs_what_seed_000_computes() {
+    // Sec. V-A: 3.5 ms at 25 mA and 3.3 V is 288.75 uJ per erase.
+    let mut cfg = device(Scheme::Baseline);
+    cfg.timing.erase_us = 3_500.0;
+    cfg.energy.erase_ma = 25.0;
+    cfg.energy.voltage_v = 3.3;
+    cfg.geometry.blocks_per_plane = 96;
+    cfg.precondition.occupancy = 0.8;
+    let span = (cfg.capacity().logical_pages as f64 * 0.8) as u64;
+    let r = run(&cfg, VecSource::closed(writes(scattered(20_000, span), 20_000, |_| false), 8), true);
+    assert!(r.nand.erases > 10);
+    let per_erase = r.energy.erase_j / r.nand.erases as f64;
+    assert!((per_erase - 288.75e-6).abs() < 1e-9, "{per_erase}");
+}
