@@ -115,7 +115,7 @@ def test_msr_trace_converts_ticks_and_byte_offsets(cli, tmp_path):
     # From the first arrival (rebased to 0) to the write's completion at 20 ms + 200 ns.
     assert host["span_ns"] == 20_000_000 + DRAM_NS
     assert r["sim"]["skipped_lines"] == 0
-    assert r["workload"]["format"] is None, "the format was detected"
+    assert r["workload"]["format"] == "msr", "the report names the detected format"
 
 
 def test_msr_time_scale_and_closed_loop_change_only_the_timing(cli, tmp_path):
@@ -170,7 +170,7 @@ def test_blkparse_replays_only_queued_events_with_data(cli, tmp_path):
     assert host["read"]["latency_us"]["max"] == pytest.approx(IDLE_READ_US, abs=1e-3)
     assert host["read"]["latency_us"]["mean"] == pytest.approx(IDLE_READ_US, abs=1e-3)
     assert host["span_ns"] == 20_000_000 + 50_000 + XFER_NS
-    assert r["workload"]["format"] is None
+    assert r["workload"]["format"] == "blkparse"
 
 
 # --------------------------------------------------------------------------------------
@@ -182,8 +182,7 @@ def test_detected_and_explicit_formats_give_the_same_run(cli, tmp_path):
         _, detected = replay(cli, trace, tmp_path / f"{fmt}-detected.json")
         p, explicit = replay(cli, trace, tmp_path / f"{fmt}-explicit.json", "--format", fmt)
         assert p.returncode == 0, p.stderr
-        assert detected["workload"]["format"] is None
-        assert explicit["workload"]["format"] == fmt
+        assert detected["workload"]["format"] == explicit["workload"]["format"] == fmt
         for section in ("host", "ftl", "nand"):
             assert explicit[section] == detected[section], f"{fmt}: {section} differs"
 

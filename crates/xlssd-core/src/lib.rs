@@ -27,7 +27,7 @@ pub use report::Report;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 use host::synthetic::SyntheticSource;
-use host::trace::open_trace;
+use host::trace::{open_trace, open_trace_detected};
 
 /// Opens the request source a workload describes, for a device of `logical_sectors`.
 pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) -> Result<Box<dyn RequestSource>> {
@@ -49,9 +49,17 @@ pub fn logical_sectors(cfg: &Config) -> u64 {
 /// Runs one simulation: the device of `cfg` replaying `workload`.
 pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Result<Report> {
     cfg.validate()?;
-    let source = open_workload(cfg, workload, logical_sectors(cfg))?;
+    let (source, description) = match workload {
+        // A trace's report names the format it was read as, detected or given.
+        Workload::Trace { path, format, skip_bad_lines } => {
+            let (source, detected) = open_trace_detected(path, *format, *skip_bad_lines)?;
+            let described = Workload::Trace { path: path.clone(), format: Some(detected), skip_bad_lines: *skip_bad_lines };
+            (source, described)
+        }
+        _ => (open_workload(cfg, workload, logical_sectors(cfg))?, workload.clone()),
+    };
     if opts.workload_description.is_null() {
-        opts.workload_description = serde_json::to_value(workload).expect("workload serialises");
+        opts.workload_description = serde_json::to_value(&description).expect("workload serialises");
     }
     let sim = Simulator::new(cfg, source)?;
     sim.run(opts)

@@ -258,6 +258,15 @@ type PeekedFile = Chain<Cursor<Vec<u8>>, BufReader<File>>;
 /// A missing or unreadable file is an [`Error::Io`] naming the path and the OS reason; an
 /// undetectable format is an [`Error::Io`] that says to pass `--format`.
 pub fn open_trace(path: &str, format: Option<TraceFormat>, skip_bad_lines: bool) -> Result<Box<dyn RequestSource>> {
+    open_trace_detected(path, format, skip_bad_lines).map(|(source, _)| source)
+}
+
+/// Like [`open_trace`], also saying which format the trace was read as (given or detected).
+pub fn open_trace_detected(
+    path: &str,
+    format: Option<TraceFormat>,
+    skip_bad_lines: bool,
+) -> Result<(Box<dyn RequestSource>, TraceFormat)> {
     let file = File::open(path)
         .map_err(|e| Error::Io { path: path.to_string(), message: format!("cannot open trace: {e}") })?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
@@ -282,7 +291,7 @@ pub fn open_trace(path: &str, format: Option<TraceFormat>, skip_bad_lines: bool)
         }
     };
     let input: PeekedFile = Cursor::new(prefix).chain(reader);
-    Ok(Box::new(super::prefetch::Prefetch::new(reader_for(format, input, path, skip_bad_lines))))
+    Ok((Box::new(super::prefetch::Prefetch::new(reader_for(format, input, path, skip_bad_lines))), format))
 }
 
 /// Reads up to [`detect::MAX_LINES`] content lines for detection. Returns them and every byte
