@@ -62,6 +62,16 @@ fn ldpc_read_latency_follows_the_decoding_stages() {
         }
         assert_eq!(r.host.read.latency_us.max, expected as f64 / 1e3, "pe {pe} age {age}: stage {stage:?}");
         assert_eq!(r.reliability.read_retries.max, levels);
+        // The one read is counted once, by the stage that recovered it.
+        let d = &r.reliability.decode;
+        let counted = (d.hard, d.soft.iter().sum::<u64>(), d.raid, d.uncorrectable);
+        let want = match stage {
+            Stage::Hard => (1, 0, 0, 0),
+            Stage::Soft(_) => (0, 1, 0, 0),
+            Stage::Raid => (0, 0, 1, 0),
+            Stage::Uncorrectable => (0, 0, 0, 1),
+        };
+        assert_eq!(counted, want, "pe {pe} age {age}: stage {stage:?}");
     }
 }
 

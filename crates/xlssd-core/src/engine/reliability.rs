@@ -29,6 +29,8 @@ pub(super) enum Decoded {
     Uncorrectable,
     /// Returned without decoding: no decoder, or an approximate page read raw.
     Raw,
+    /// Chip-level RAID recovery (counted when it started) has finished.
+    Recovered,
 }
 
 /// Measurements of the read path.
@@ -284,7 +286,9 @@ impl Simulator<'_> {
 
     /// A decode finished with `outcome`.
     pub(super) fn on_decoded(&mut self, id: u32, outcome: u8) {
-        let outcome = [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw][outcome as usize];
+        let outcome =
+            [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw, Decoded::Recovered]
+                [outcome as usize];
         let t = *self.txns.get(id);
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
@@ -300,8 +304,7 @@ impl Simulator<'_> {
             let raid = (self.cfg.ecc.ldpc.raid_us * 1e3).round() as Time;
             let rel = self.rel.as_mut().expect("reliability is on");
             rel.stats.raid += 1;
-            self.q.schedule_in(raid, Ev::Decoded(id, Decoded::Success as u8));
-            self.txns.get_mut(id).step = u8::MAX; // already counted
+            self.q.schedule_in(raid, Ev::Decoded(id, Decoded::Recovered as u8));
             return;
         }
         self.finish_read(id, outcome, self.now());
@@ -312,11 +315,11 @@ impl Simulator<'_> {
         let t = *self.txns.get(id);
         let scheme = self.cfg.ecc.scheme;
         let rel = self.rel.as_mut().expect("reliability is on");
-        let steps = if t.step == u8::MAX { self.cfg.ecc.ldpc.soft_levels } else { t.step as u32 };
+        let steps = t.step as u32;
         match outcome {
             Decoded::Uncorrectable => rel.stats.uncorrectable += 1,
             Decoded::Raw => rel.stats.raw += 1,
-            _ if t.step == u8::MAX => {}
+            Decoded::Recovered => {}
             _ => match scheme {
                 EccScheme::Ldpc if t.step == 0 => rel.stats.hard += 1,
                 EccScheme::Ldpc => rel.stats.soft[t.step as usize - 1] += 1,
