@@ -7,6 +7,7 @@ use super::{Ev, Relocation, Simulator};
 use crate::controller::txn::TxnKind;
 use crate::ftl::approx::{self, ActiveBlocks, ApproxConfig, BlockKind, Scheme, GC_POOL, POOLS};
 use crate::ftl::blocks::{PageOrder, NO_BLOCK};
+use crate::nand::Geometry;
 use crate::physics::ProgramMode;
 
 const TAG_APPROX: u8 = 1;
@@ -32,6 +33,8 @@ pub struct ApproxStats {
 
 pub(super) struct ApproxState {
     pub cfg: ApproxConfig,
+    /// Pages in the first phase of a two-phase block, by the colour that goes first.
+    phase1_pages: [u32; 2],
     /// Per logical page: approximate and hot tags.
     tags: Vec<u8>,
     /// Per physical page: holds approximate data.
@@ -51,13 +54,15 @@ pub(super) struct ApproxState {
 }
 
 impl ApproxState {
-    pub fn new(cfg: &ApproxConfig, logical_pages: u64, pages: u32, blocks: u32) -> crate::error::Result<Option<ApproxState>> {
+    pub fn new(cfg: &ApproxConfig, logical_pages: u64, geo: &Geometry) -> crate::error::Result<Option<ApproxState>> {
+        let (pages, blocks) = (geo.pages, geo.blocks);
         if cfg.scheme == Scheme::Baseline && cfg.lba_ranges.is_empty() && cfg.lba_ranges_file.is_empty() {
             return Ok(None);
         }
         let cfg = ApproxConfig { lba_ranges: cfg.all_ranges()?, lba_ranges_file: String::new(), ..cfg.clone() };
         Ok(Some(ApproxState {
             cfg,
+            phase1_pages: [approx::phase1_pages(geo, false), approx::phase1_pages(geo, true)],
             tags: vec![0; logical_pages as usize],
             page_approx: vec![0; (pages as usize).div_ceil(64)],
             kind: vec![NO_KIND; blocks as usize],
@@ -210,7 +215,6 @@ impl Simulator<'_> {
         let block = self.geo.block_of(ppn);
         let plane = self.geo.plane_of_block(block);
         let victim = self.gc_jobs[plane as usize].block;
-        let geo = self.geo.clone();
         let clock = self.retention_clock_h();
         let Some(a) = self.approx.as_mut() else { return };
         let bi = block as usize;
@@ -218,7 +222,7 @@ impl Simulator<'_> {
         let (block_kind, pool) = BlockKind::of_stream(stream);
         let holds_approx = match scheme {
             Scheme::Approxftl if kind != TxnKind::MapWrite && stream < self.streams.gc => {
-                approx::page_is_approx(&geo, block_kind, self.blocks.first_flip[bi], geo.page_in_block(ppn))
+                approx::page_is_approx(&self.geo, block_kind, self.blocks.first_flip[bi], self.geo.page_in_block(ppn))
             }
             Scheme::Baseline => false,
             _ => kind != TxnKind::MapWrite && a.lpn_approx(lpn),
@@ -237,6 +241,7 @@ impl Simulator<'_> {
             a.stats.precise_pages += 1;
         }
         let fresh = a.kind[bi] == NO_KIND;
+        let first_phase_end = a.phase1_pages[self.blocks.first_flip[bi] as usize];
         if scheme != Scheme::Approxftl || stream >= self.streams.gc {
             return;
         }
@@ -244,7 +249,7 @@ impl Simulator<'_> {
             self.block_became(block, block_kind);
         }
         if block_kind == BlockKind::Phase1
-            && self.blocks.write_ptr[bi] == approx::phase1_pages(&geo, self.blocks.first_flip[bi])
+            && self.blocks.write_ptr[bi] == first_phase_end
         {
             let phase2_open = self.blocks.active(plane, BlockKind::Phase2.stream(pool)) != NO_BLOCK;
             let next = approx::end_of_phase1(phase2_open);

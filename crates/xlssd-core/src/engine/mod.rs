@@ -354,7 +354,7 @@ impl<'s> Simulator<'s> {
                 stream_seed(cfg.seed, SEED_PHYSICS),
             ),
             payload: None,
-            approx: approx_path::ApproxState::new(&cfg.approx, logical_pages, geo.pages, geo.blocks)?,
+            approx: approx_path::ApproxState::new(&cfg.approx, logical_pages, &geo)?,
             check: false,
             error: None,
             setup_s: 0.0,
