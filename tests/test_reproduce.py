@@ -117,3 +117,23 @@ def test_an_experiment_is_a_small_declaration():
     assert all(p.config["physics"]["model"] == "power-law" and p.config["ecc"]["scheme"] == "bch" for p in full)
     fixed = [p for p in full if p.scheme == tecs15_ecc.FIXED]
     assert all(p.config["ecc"]["bch_t"] == tecs15_ecc.FIXED_T for p in fixed)
+
+
+def test_points_give_set_ups_whose_keys_change_together_and_claims_pick_theirs():
+    from xlssd.reproduce import approxftl
+    from xlssd.reproduce.experiment import _measure
+
+    exp = approxftl.EXPERIMENT
+    spec = exp.spec(workloads={"w": "rw=randwrite,bs=8k,n=10"})
+    points = spec.expand()
+    assert len(points) == len(exp.schemes) * len(approxftl.SETUPS)
+    got = {(p.config["precondition"]["occupancy"], p.config["precondition"]["steady_state"]) for p in points}
+    assert got == {(s["precondition.occupancy"], s["precondition.steady_state"]) for s in approxftl.SETUPS.values()}
+    # Rows of both set-ups: the write-amplification claim reads only the filled one's.
+    claim = next(c for c in exp.claims if c.metric == "waf")
+    rows = [{"scheme": s, "workload_name": w, "config.precondition.occupancy": occ, "config.precondition.steady_state": ss,
+             "waf": waf}
+            for w in approxftl.APPS
+            for (occ, ss), (s, waf) in (((0.5, True), ("baseline", 1.0)), ((0.5, True), ("approxftl", 3.0)),
+                                         ((0.8, False), ("baseline", 2.0)), ((0.8, False), ("approxftl", 1.5)))]
+    assert _measure(claim, exp, rows) == pytest.approx(-25.0)

@@ -123,8 +123,12 @@ class Experiment:
     figures: Sequence[Plot] = ()
     set: Mapping[str, Any] = field(default_factory=dict)
     grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    #: Explicit override sets, each crossed with the grid (e.g. two device set-ups whose
+    #: keys change together); claims and figures pick theirs with `where`.
+    points: Sequence[Mapping[str, Any]] = ()
     seeds: Sequence[int] | None = None
-    #: What --quick changes: any of `workloads`, `grid`, `seeds`, `set` (merged over `set`).
+    #: What --quick changes: any of `workloads`, `grid`, `points`, `seeds`, `set` (merged
+    #: over `set`).
     quick: Mapping[str, Any] = field(default_factory=dict)
     #: Workloads made at run time (e.g. generated traces): called with the results folder
     #: and the quick flag before the spec is built, it returns the workloads to run, which
@@ -140,6 +144,7 @@ class Experiment:
             base_label=f"preset {self.preset}",
             set={**self.set, **over.get("set", {})},
             grid={k: list(v) for k, v in over.get("grid", self.grid).items()},
+            points=[dict(p) for p in over.get("points", self.points)],
             workloads=dict(workloads if workloads is not None else over.get("workloads", self.workloads)),
             schemes={k: dict(v) for k, v in self.schemes.items()},
             seeds=list(over["seeds"]) if "seeds" in over else (list(self.seeds) if self.seeds else None),
