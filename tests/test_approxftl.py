@@ -51,7 +51,11 @@ def test_quick_run_writes_results_and_figures(quick, shared_traces):
     rows = parquet_rows(out)
     apps = {a.name for a in wl.APPS}
     assert {r["workload_name"] for r in rows} == apps | {"tpcc", "wsrch"}
-    assert len(rows) == 4 * 9 and all(r["status"] == "ok" for r in rows)
+    # Four schemes on nine workloads, on the aged device (Figs. 5-10) and the filled one
+    # (Fig. 11).
+    assert len(rows) == 4 * 9 * 2 and all(r["status"] == "ok" for r in rows)
+    setups = {(r["config.precondition.occupancy"], r["config.precondition.steady_state"]) for r in rows}
+    assert setups == {(s["precondition.occupancy"], s["precondition.steady_state"]) for s in approxftl.SETUPS.values()}
     ftl = [r for r in rows if r["scheme"] == "approxftl" and r["workload_name"] in apps]
     assert all(r["approx.pages.approx"] > 0 for r in ftl)
     base = [r for r in rows if r["scheme"] == "baseline"]
