@@ -9,7 +9,7 @@ from experiments_helpers import parquet_rows
 from xlssd.reproduce import approxftl, approxftl_workloads as wl
 
 FIGURES = {"fig5-write-rt", "fig7-read-rt", "fig8-write-cdf-img", "fig8-read-cdf-img", "fig9-energy",
-           "fig10-lifetime", "fig11-waf"}
+           "fig10-lifetime", "fig11-waf", "fig6-block-types", "fig12-quality"}
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """`xlssd sweep` and `xlssd results`: specs, the local pool and Ray, resuming, failures."""
 
+import math
 import os
 import signal
 import subprocess
@@ -262,3 +263,29 @@ def test_cdf_plot_draws_the_reports_sampled_distribution():
     del row["host.write.latency_us.cdf"]
     (line,) = plots.latency_cdf([row], op="write").axes[0].get_lines()
     assert list(line.get_xdata())[0] == r["host.write.latency_us.p50"]
+
+
+def test_shares_plot_stacks_each_part_as_its_share_of_the_sum():
+    from xlssd.results import plots
+
+    rows = [{"workload_name": "a", "x": 1, "y": 3}, {"workload_name": "b", "x": 2, "y": 2},
+            {"workload_name": "c", "x": 0, "y": 0}]
+    ax = plots.shares(rows, ["x", "y"]).axes[0]
+    xs, ys = ax.containers
+    assert [p.get_height() for p in xs] == [0.25, 0.5, 0.0]
+    assert [p.get_height() for p in ys] == [0.75, 0.5, 0.0]
+    # Each part starts where the one below ends.
+    assert [p.get_y() for p in ys] == [0.25, 0.5, 0.0]
+
+
+def test_grouped_values_plot_draws_a_bar_per_series_and_category():
+    from xlssd.results import plots
+    from xlssd.results.errors import ResultsError
+
+    fig = plots.grouped_values({"s1": {"k": 1.0, "m": 0.5}, "s2": {"k": 0.9}})
+    s1, s2 = fig.axes[0].containers
+    assert [p.get_height() for p in s1] == [1.0, 0.5]
+    heights = [p.get_height() for p in s2]
+    assert heights[0] == 0.9 and math.isnan(heights[1])
+    with pytest.raises(ResultsError):
+        plots.grouped_values({})

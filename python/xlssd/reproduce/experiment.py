@@ -94,8 +94,11 @@ class Claim:
 @dataclass(frozen=True)
 class Plot:
     """A figure: `bars` (metric normalised to the baseline scheme, per workload),
-    `cdf` (latency distribution of `op` per scheme) or `versus` (metric against the config
-    key `x`, a line per scheme, with the paper's numbers of that metric as markers)."""
+    `cdf` (latency distribution of `op` per scheme), `versus` (metric against the config
+    key `x`, a line per scheme, with the paper's numbers of that metric as markers),
+    `shares` (the report keys `parts` of `scheme` as shares of their sum, a stacked bar
+    per workload) or `values` (grouped bars of what `compute` returns: series -> category
+    -> value, for numbers made outside the simulation points)."""
 
     kind: str
     name: str
@@ -107,6 +110,10 @@ class Plot:
     workload: str | None = None
     where: Mapping[str, Any] = field(default_factory=dict)
     baseline: str | None = None
+    scheme: str | None = None
+    parts: Sequence[str] = ()
+    ylabel: str = ""
+    compute: Callable[[], Mapping[str, Mapping[str, float]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -274,11 +281,13 @@ def _csv(comparisons: list[Comparison]) -> str:
 
 def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
     """The matplotlib figure of one Plot; None when this run has no points for it."""
+    title = f"{fig.title}" + (f"  [{fig.ref}]" if fig.ref else "")
+    if fig.kind == "values":
+        return plots.grouped_values(fig.compute(), title, ylabel=fig.ylabel, legend="scheme")
     chosen = [r for r in rows if (fig.workload is None or r["workload_name"] == fig.workload)
-              and _matches(r, fig.where)]
+              and (fig.scheme is None or r["scheme"] == fig.scheme) and _matches(r, fig.where)]
     if not chosen:
         return None
-    title = f"{fig.title}" + (f"  [{fig.ref}]" if fig.ref else "")
     if fig.kind == "bars":
         group = [] if fig.workload else ["workload_name"]
         m = exp.metric(fig.metric)
@@ -292,6 +301,11 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
             return None
         return plots.normalised_bars(chosen, m.name, "scheme", base, group, title,
                                      ylabel=f"{m.label}\nrelative to {base}")
+    if fig.kind == "shares":
+        chosen = [r for r in chosen if all(r.get(p) is not None for p in fig.parts)]
+        if not chosen:
+            return None
+        return plots.shares(chosen, list(fig.parts), "workload_name", title, ylabel=fig.ylabel or "share")
     if fig.kind == "cdf":
         by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
         return plots.latency_cdf(chosen, fig.op, by, title)

@@ -1,5 +1,5 @@
-"""The plots comparisons need: bars normalised to a baseline, latency CDFs, and a metric
-against a parameter. Each takes result rows (dicts of columns) and returns a matplotlib
+"""The plots comparisons need: bars normalised to a baseline, latency CDFs, a metric
+against a parameter, shares of a whole (stacked), and grouped values. Each takes result rows (dicts of columns) and returns a matplotlib
 Figure; repeated runs of one point (seeds) are averaged."""
 
 from __future__ import annotations
@@ -175,6 +175,56 @@ def versus(rows: Sequence[Row], x: str, metric: str, by: Sequence[str] = ("schem
     ax.set_title(title or f"{metric} against {_name(x)}")
     ax.legend(title=" / ".join(_name(b) for b in by) or None, fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def shares(rows: Sequence[Row], parts: Sequence[str], by: str = "workload_name", title: str = "",
+           ylabel: str = "share") -> Figure:
+    """A stacked bar per value of `by`: each of the `parts` columns as a share of their sum
+    (e.g. how many blocks of each kind a scheme used). A bar whose parts sum to zero is
+    left empty."""
+    _require(rows, by, *parts)
+    means = {p: _means(rows, [by], p) for p in parts}
+    keys = list(dict.fromkeys(k for p in parts for k in means[p]))
+    totals = [sum(means[p].get(k, 0.0) for p in parts) for k in keys]
+    fig = Figure(figsize=(max(6.0, 0.9 * len(keys) + 3), 4.2))
+    ax = fig.subplots()
+    bottom = [0.0] * len(keys)
+    for p in parts:
+        frac = [means[p].get(k, 0.0) / t if t else 0.0 for k, t in zip(keys, totals)]
+        ax.bar(range(len(keys)), frac, 0.6, bottom=bottom, label=_name(p).rsplit(".", 1)[-1])
+        bottom = [b + f for b, f in zip(bottom, frac)]
+    ax.set_xticks(range(len(keys)), [_label(k) for k in keys])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    return fig
+
+
+def grouped_values(values: Mapping[str, Mapping[str, float]], title: str = "", ylabel: str = "",
+                   legend: str = "") -> Figure:
+    """Grouped bars of values computed outside the result rows: series -> category ->
+    value, a group per category."""
+    if not values:
+        raise ResultsError("nothing to plot")
+    series = list(values)
+    cats = list(dict.fromkeys(c for s in series for c in values[s]))
+    fig = Figure(figsize=(max(6.0, 1.1 * len(cats) + 3), 4.2))
+    ax = fig.subplots()
+    width = 0.8 / len(series)
+    for i, s in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(cats))]
+        ys = [values[s].get(c, math.nan) for c in cats]
+        bars = ax.bar(xs, ys, width, label=s)
+        ax.bar_label(bars, labels=[f"{v:.3f}" for v in ys], fontsize=7, padding=1)
+    ax.set_xticks(range(len(cats)), cats)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(title=legend or None, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return fig
 
