@@ -42,6 +42,16 @@ def replay(cli, trace, out, *extra):
     return p, report
 
 
+def assert_rejected(p, report, out, *fragments):
+    """A replay that stopped on bad input: exit 2, every fragment in the error, no
+    traceback, and no report written."""
+    assert p.returncode == 2, p.stderr
+    for fragment in fragments:
+        assert fragment in p.stderr, (fragment, p.stderr)
+    assert "Traceback" not in p.stderr
+    assert report is None and not out.exists()
+
+
 def msr_trace(tmp_path):
     """Header, a comment and a blank line, then three requests 10 ms apart:
     - a one-page read at offset 0 (page 0, preconditioned data),
@@ -141,9 +151,7 @@ def test_msr_offsets_beyond_the_device_stop_unless_wrapped(cli, tmp_path):
     trace.write_text(f"{MSR_HEADER}\n{T0},hm,0,Read,0,4096,1\n{T0 + MS},hm,0,Write,{far},4096,1\n")
     out = tmp_path / "r.json"
     p, r = replay(cli, trace, out)
-    assert p.returncode == 2
-    assert "request 1" in p.stderr and "beyond the logical capacity" in p.stderr
-    assert r is None and not out.exists()
+    assert_rejected(p, r, out, "request 1", "beyond the logical capacity")
     p, r = replay(cli, trace, out, "--address-mode", "wrap")
     assert p.returncode == 0, p.stderr
     assert (r["host"]["read"]["count"], r["host"]["write"]["count"]) == (1, 1)
@@ -211,10 +219,7 @@ def test_undetectable_trace_asks_for_a_format(cli, tmp_path):
     trace.write_text("# comment\nsome notes\nabout nothing\n")
     out = tmp_path / "r.json"
     p, r = replay(cli, trace, out)
-    assert p.returncode == 2
-    assert str(trace) in p.stderr and "--format" in p.stderr
-    assert "Traceback" not in p.stderr
-    assert r is None
+    assert_rejected(p, r, out, str(trace), "--format")
 
 
 # --------------------------------------------------------------------------------------
@@ -237,11 +242,7 @@ def test_malformed_msr_line_names_file_and_line(cli, tmp_path, bad, message):
     trace.write_text(trace.read_text() + bad + "\n" + f"{T0 + 40 * MS},hm,0,Read,4096,4096,1\n")
     out = tmp_path / "r.json"
     p, r = replay(cli, trace, out)
-    assert p.returncode == 2, p.stderr
-    assert f"{trace}:7:" in p.stderr
-    assert message in p.stderr
-    assert "Traceback" not in p.stderr
-    assert r is None and not out.exists()
+    assert_rejected(p, r, out, f"{trace}:7:", message)
 
 
 def test_skip_bad_lines_counts_malformed_msr_lines(cli, tmp_path):
@@ -272,11 +273,7 @@ def test_malformed_blkparse_event_names_file_and_line(cli, tmp_path, bad, messag
     trace.write_text("\n".join(lines) + "\n")
     out = tmp_path / "r.json"
     p, r = replay(cli, trace, out)
-    assert p.returncode == 2, p.stderr
-    assert f"{trace}:13:" in p.stderr
-    assert message in p.stderr
-    assert "Traceback" not in p.stderr
-    assert r is None and not out.exists()
+    assert_rejected(p, r, out, f"{trace}:13:", message)
 
 
 def test_skip_bad_lines_counts_malformed_blkparse_events(cli, tmp_path):
