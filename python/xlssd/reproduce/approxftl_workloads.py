@@ -25,11 +25,12 @@ other mebibyte of its address space tagged approximate (half of the space).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from xlssd.atomic import atomic_path, write_text
 
 SECTOR = 512
 PAGE = 8192
@@ -145,9 +146,8 @@ def write_trace(app: App, path: Path, n: int, scale: float = 1.0, interarrival_u
     cols = np.column_stack([times, np.zeros(n, dtype=np.int64), page * spp, sizes * spp,
                             is_read.astype(np.int64), flag])
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    np.savetxt(tmp, cols, fmt="%d")
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        np.savetxt(tmp, cols, fmt="%d")
     return path
 
 
@@ -162,12 +162,7 @@ def tag_trace(src: Path, dst: Path, chunk_sectors: int = 2048) -> Path:
                 continue
             flag = (int(fields[2]) // chunk_sectors) % 2
             out.append(" ".join(fields[:5]) + f" {flag}\n")
-    _write(dst, "".join(out))
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    write_text(dst, "".join(out))
     return dst
 
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
