@@ -206,6 +206,7 @@ impl Simulator<'_> {
         let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
         self.map.set(lpn, ppn);
         self.blocks.set_valid(ppn, self.now());
+        self.approx_validity(ppn, true);
         // Materialised pages have their own blocks, so finishing them at once keeps every
         // block's program order.
         if let Err(m) = self.blocks.program_done(ppn) {
