@@ -28,8 +28,8 @@ pub struct Config {
     pub physics: PhysicsConfig,
     pub ecc: EccConfig,
     pub aging: AgingConfig,
-    /// Approximate writes: the scheme and its parameters (seed 000).
-    pub approx: crate::ftl::approx::ApproxConfig,
+    /// The scheme: which techniques run, and their parameters.
+    pub scheme: crate::techniques::SchemeConfig,
 }
 
 impl Default for Config {
@@ -51,7 +51,7 @@ impl Default for Config {
             physics: PhysicsConfig::default(),
             ecc: EccConfig::default(),
             aging: AgingConfig::default(),
-            approx: Default::default(),
+            scheme: Default::default(),
         }
     }
 }
@@ -592,7 +592,7 @@ impl Default for AgingConfig {
     }
 }
 
-fn bad(key: &str, value: impl std::fmt::Display, expected: &str) -> Error {
+pub(crate) fn bad(key: &str, value: impl std::fmt::Display, expected: &str) -> Error {
     Error::Config { key: key.to_string(), message: format!("value {value} is out of range: expected {expected}") }
 }
 
@@ -610,7 +610,7 @@ fn positive_f64(key: &str, v: f64) -> Result<()> {
     Ok(())
 }
 
-fn fraction(key: &str, v: f64, lo_open: bool, hi_open: bool) -> Result<()> {
+pub(crate) fn fraction(key: &str, v: f64, lo_open: bool, hi_open: bool) -> Result<()> {
     let lo_ok = if lo_open { v > 0.0 } else { v >= 0.0 };
     let hi_ok = if hi_open { v < 1.0 } else { v <= 1.0 };
     if !(v.is_finite() && lo_ok && hi_ok) {
@@ -676,10 +676,9 @@ const MAX_DURATION_US: f64 = 3.2e13;
 
 impl Config {
     /// Sizes derived from the geometry, over-provisioning, GC thresholds and mapping.
-    /// Host write streams: those configured, or as many as the approximate-write scheme
-    /// needs.
+    /// Host write streams: those configured, or as many as the scheme needs.
     pub fn host_streams(&self) -> u32 {
-        self.ftl.streams.max(self.approx.streams())
+        self.ftl.streams.max(self.scheme.streams())
     }
 
     pub fn capacity(&self) -> Capacity {
@@ -710,13 +709,47 @@ impl Config {
         }
     }
 
+    /// The scheme's names and tables, and no engine key the scheme overrides set to
+    /// anything but its default (it would be silently ignored).
+    fn validate_scheme(&self) -> Result<()> {
+        use crate::techniques::Hook;
+        self.scheme.resolved()?;
+        let hooks = self.scheme.hooks()?;
+        let by = |hook: Hook| {
+            let parts = self.scheme.parts().unwrap_or_default();
+            parts.iter().find(|p| p.hooks.contains(&hook)).map_or("", |p| p.name)
+        };
+        let gc = GcConfig::default();
+        if hooks.has(Hook::Cleaning) && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates) {
+            let key = if self.gc.policy != gc.policy { "gc.policy" } else { "gc.rga_candidates" };
+            return Err(Error::Config {
+                key: key.into(),
+                message: format!(
+                    "has no effect under scheme `{}`, which chooses its own GC victims: leave it at its default or choose a scheme that does not override cleaning",
+                    by(Hook::Cleaning)
+                ),
+            });
+        }
+        if hooks.has(Hook::FreeBlocks) && self.wl != WlConfig::default() {
+            return Err(Error::Config {
+                key: "wl".into(),
+                message: format!(
+                    "has no effect under scheme `{}`, which chooses free blocks and levels wear its own way: leave [wl] at its defaults or choose a scheme that does not override free-block choice",
+                    by(Hook::FreeBlocks)
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Parses a TOML document over the defaults.
     pub fn from_toml_str(text: &str) -> Result<Config> {
         let de = toml::Deserializer::new(text);
-        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| Error::Config {
+        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| Error::Config {
             key: e.path().to_string(),
             message: e.inner().message().to_string(),
         })?;
+        cfg.scheme = cfg.scheme.resolved()?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -724,10 +757,11 @@ impl Config {
     /// Parses a JSON document over the defaults (the form the Python layer hands over).
     pub fn from_json_str(text: &str) -> Result<Config> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let cfg: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
+        let mut cfg: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
             key: e.path().to_string(),
             message: strip_position(&e.inner().to_string()),
         })?;
+        cfg.scheme = cfg.scheme.resolved()?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -738,6 +772,7 @@ impl Config {
 
     /// Rejects impossible values, naming the key and the allowed range.
     pub fn validate(&self) -> Result<()> {
+        self.validate_scheme()?;
         let g = &self.geometry;
         positive_u32("geometry.channels", g.channels)?;
         positive_u32("geometry.chips_per_channel", g.chips_per_channel)?;

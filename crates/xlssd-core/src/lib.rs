@@ -3,7 +3,8 @@
 //! Layers (each a module): `sim` (event engine), `nand` (flash array), `controller`
 //! (queues, channels, write buffer, cached mapping table), `ftl` (mapping, allocation, GC,
 //! wear levelling, preconditioning), `host` (workloads), `stats` and `report`. The
-//! `engine` module wires them into a [`Simulator`].
+//! `engine` module wires them into a [`Simulator`]; `techniques` holds the schemes it calls
+//! at its seams.
 
 pub mod config;
 pub mod controller;
@@ -17,6 +18,7 @@ pub mod physics;
 pub mod report;
 pub mod sim;
 pub mod stats;
+pub mod techniques;
 
 pub use config::Config;
 pub use engine::{Payload, Progress, RunOptions, Simulator};

@@ -21,7 +21,10 @@ pub struct Report {
     pub energy: EnergyReport,
     pub reliability: ReliabilityReport,
     pub payload: PayloadReport,
-    pub approx: ApproxReport,
+    /// Each technique's section (`approx`, ...), by key: every report has every
+    /// registered technique's keys, at their idle values when it does not run.
+    #[serde(flatten)]
+    pub techniques: serde_json::Map<String, serde_json::Value>,
     pub sim: SimReport,
 }
 
@@ -182,46 +185,6 @@ pub struct EffectiveWearReport {
     pub total: f64,
     pub mean: f64,
     pub max: f64,
-}
-
-/// Approximate writes (`[approx]`).
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct ApproxReport {
-    pub scheme: String,
-    /// Pages programmed precisely and approximately (host writes and GC copies).
-    pub pages: ApproxPages,
-    /// Precise pages programmed faster because their later neighbours are approximate.
-    pub fast_precise: FastPrecise,
-    /// Blocks that served as each active-block type (seed 000 Fig. 6).
-    pub active_blocks: ActiveBlockCounts,
-    /// Approximate pages GC rewrote as precise after repeated approximate rewrites.
-    pub promoted_pages: u64,
-    /// Erases of blocks that held only approximate pages (at the lowered voltage).
-    pub erases_all_approx: u64,
-    /// Refresh of aged approximate data (rewritten precise): pages moved and blocks.
-    pub refreshed_pages: u64,
-    pub refreshed_blocks: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct ApproxPages {
-    pub precise: u64,
-    pub approx: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct FastPrecise {
-    pub chb: u64,
-    pub approx_phase2: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct ActiveBlockCounts {
-    pub chb: u64,
-    pub precise: u64,
-    pub approx_phase1: u64,
-    pub approx_phase2: u64,
-    pub all_approx: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -61,6 +61,13 @@ fn resolve_config(config_json: &str) -> PyResult<String> {
 }
 
 /// Parses a fio-like workload spec over a base workload section (JSON), returning JSON.
+/// Every registered scheme: name, hooks it overrides, its technique table and keys, and a
+/// one-line description, as JSON.
+#[pyfunction]
+fn schemes() -> PyResult<String> {
+    guarded(|| Ok(xlssd_core::techniques::describe().to_string()))
+}
+
 #[pyfunction]
 fn parse_workload_spec(spec: &str, base_json: &str) -> PyResult<String> {
     guarded(|| {
@@ -260,6 +267,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_workload_spec, m)?)?;
     m.add_function(wrap_pyfunction!(logical_sectors, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -38,10 +38,10 @@ NAME = "approxftl"
 DESCRIPTION = "seed 000: ApproxFTL against Baseline, Delta_b and Vth_b (Figs. 5-12)"
 
 SCHEMES = {
-    "baseline": {"approx.scheme": "baseline"},
-    "delta_b": {"approx.scheme": "delta_b"},
-    "vth_b": {"approx.scheme": "vth_b"},
-    "approxftl": {"approx.scheme": "approxftl"},
+    "baseline": {"scheme.name": "baseline"},
+    "delta_b": {"scheme.name": "delta_b"},
+    "vth_b": {"scheme.name": "vth_b"},
+    "approxftl": {"scheme.name": "approxftl"},
 }
 APPS = tuple(a.name for a in wl.APPS)
 

@@ -3,6 +3,7 @@
 use super::Simulator;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::BlockState;
+use crate::techniques::Observer;
 
 impl Simulator<'_> {
     /// Checks that the FTL's structures agree with each other: forward and reverse mapping,
@@ -56,7 +57,7 @@ impl Simulator<'_> {
                 }
             }
         }
-        if let Err(message) = self.check_approx() {
+        if let Err(message) = self.scheme.check(&self.blocks) {
             return fail(message);
         }
         if valid_total != self.map.mapped() {

@@ -2,11 +2,30 @@
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
 use super::{Ev, Parked, PendingProgram, Simulator};
+use crate::techniques::{ReadPath, Reason};
 use crate::controller::die::{DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::sim::Time;
+use crate::techniques::{
+    Attempt, EraseControl, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
+};
+
+/// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
+/// fields one by one, so that the scheme (another field) can be called with it.
+macro_rules! place_ctx {
+    ($sim:ident, $plane:expr, $default:expr) => {
+        PlaceCtx {
+            clock_h: $sim.retention_clock_h(),
+            geo: &$sim.geo,
+            blocks: &mut $sim.blocks,
+            picker: &mut *$sim.wl,
+            relocating: $sim.gc_jobs[$plane as usize].relocating(),
+            default: $default,
+        }
+    };
+}
 
 impl Simulator<'_> {
     /// The plane a logical page of `stream` is written to, as the allocation policy decides.
@@ -42,7 +61,14 @@ impl Simulator<'_> {
             _ => 0,
         };
         let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, default_stream));
-        let (stream, privileged) = self.write_stream(lpn, kind, plane);
+        let default = Target { stream: default_stream, privileged: kind == TxnKind::GcWrite };
+        let write = write_kind(kind);
+        let Target { stream, privileged } = if self.hooks.has(Hook::Placement) {
+            let mut ctx = place_ctx!(self, plane, default);
+            self.scheme.target(&mut ctx, lpn, write, plane)
+        } else {
+            default
+        };
         if !self.blocks.can_allocate(plane, stream, privileged) {
             self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
             self.parked_programs += 1;
@@ -63,7 +89,10 @@ impl Simulator<'_> {
             self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
             return;
         };
-        self.approx_placed(lpn, ppn, stream, kind);
+        if self.hooks.has(Hook::Placement) {
+            let mut ctx = place_ctx!(self, plane, default);
+            self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
+        }
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
             self.note_relocated_mapping(lpn, plane);
@@ -89,12 +118,21 @@ impl Simulator<'_> {
         if let Some(old) = self.map.set(lpn, ppn) {
             if self.blocks.is_valid(old) {
                 self.blocks.invalidate(old, now);
-                self.approx_validity(old, false);
+                if self.observed {
+                    self.scheme.validity(old, false);
+                }
                 self.after_invalidate(old);
             }
         }
+        self.set_page_valid(ppn, now);
+    }
+
+    /// Marks a page's data valid, telling the scheme.
+    pub(super) fn set_page_valid(&mut self, ppn: u32, now: Time) {
         self.blocks.set_valid(ppn, now);
-        self.approx_validity(ppn, true);
+        if self.observed {
+            self.scheme.validity(ppn, true);
+        }
     }
 
     /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
@@ -316,7 +354,7 @@ impl Simulator<'_> {
         let (ma, mut longest) = match op.class {
             OpClass::Read => (e.read_ma, 0),
             OpClass::Program => (e.program_ma, 0),
-            OpClass::Erase => (e.erase_ma, self.timing.erase_ns),
+            OpClass::Erase => (e.erase_ma, 0),
         };
         let mut total = 0;
         for &id in op.txns() {
@@ -326,8 +364,13 @@ impl Simulator<'_> {
                 OpClass::Program => {
                     let base = self.timing.program_ns(page_type);
                     let ppn = self.txns.get(id).ppn;
-                    let factor = self.program_time_factor(ppn) * self.approx_program_factor(ppn);
+                    let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     (base as f64 * factor).round() as Time
+                }
+                OpClass::Erase if self.hooks.has(Hook::Erase) => {
+                    let block = self.geo.block_of(self.txns.get(id).ppn);
+                    let plan = self.scheme.erase_plan(block, self.timing.erase_ns);
+                    plan.loop_ns.saturating_mul(plan.loops as Time)
                 }
                 OpClass::Erase => self.timing.erase_ns,
             };
@@ -343,17 +386,70 @@ impl Simulator<'_> {
         longest
     }
 
+    /// Program-time factor of a page's program mode: fewer ISPP steps for approximate
+    /// modes (the ratio the threshold-voltage window gives), times the scheme's own factor.
+    fn mode_time_factor(&mut self, ppn: u32) -> f64 {
+        let mode = self.page_program_mode(ppn);
+        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.time_factor(ppn, mode) } else { 1.0 };
+        if mode == crate::physics::ProgramMode::Precise {
+            own
+        } else {
+            self.cfg.physics.vth.program_time_factor(mode) * own
+        }
+    }
+
+    /// How a page is programmed: the scheme's mode, or the configured one.
+    pub(super) fn page_program_mode(&self, ppn: u32) -> crate::physics::ProgramMode {
+        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.mode(ppn) } else { None };
+        own.unwrap_or(self.cfg.physics.program_mode)
+    }
+
     fn joules(&self, ns: Time, milliamps: f64) -> f64 {
         ns as f64 * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
     }
 
     pub(super) fn on_array_done(&mut self, die: u32) {
         let op = self.dies[die as usize].op;
+        if op.class == OpClass::Read && self.hooks.has(Hook::ReadRetry) && self.retried_in_die(&op) {
+            return;
+        }
         if op.class == OpClass::Read {
             self.dies[die as usize].op.phase = Phase::WaitOut;
             self.request_channel(die, op.n as u64 * self.timing.page_xfer_ns, true);
         } else {
             self.complete_op(die);
+        }
+    }
+
+    /// Asks the scheme, after a sense, whether each page is sensed again inside the die
+    /// before its data goes out; if any is, the die senses those pages again now (no
+    /// transfer, no decode) and the read goes on when that sense ends.
+    fn retried_in_die(&mut self, op: &DieOp) -> bool {
+        let mut again: Time = 0;
+        for &id in op.txns() {
+            let t = *self.txns.get(id);
+            let a = Attempt { ppn: t.ppn, step: t.step as u32, rber: self.page_rber(t.ppn), kind: read_kind(t.kind) };
+            if self.scheme.retry_in_die(&a) {
+                self.txns.get_mut(id).step += 1;
+                again = again.max(self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(t.ppn))));
+            }
+        }
+        if again == 0 {
+            return false;
+        }
+        self.energy.read_j += self.joules(again, self.cfg.energy.read_ma);
+        let die = self.geo.die_of_plane(self.txns.get(op.txns[0]).plane);
+        self.q.schedule_in(again, Ev::ArrayDone(die));
+        true
+    }
+
+    /// A flash read sensed `ppn`: the scheme may ask for its block to be relocated.
+    fn read_reclaim(&mut self, ppn: u32, kind: TxnKind) {
+        let Some(reason) = self.scheme.sensed(&self.blocks, ppn, read_kind(kind)) else { return };
+        let block = self.geo.block_of(ppn);
+        let plane = self.geo.plane_of_block(block);
+        if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
+            self.start_relocation(plane, block, Reason::Task(reason));
         }
     }
 
@@ -364,6 +460,14 @@ impl Simulator<'_> {
         let elapsed = self.now() - op.start;
         self.die_busy[die as usize].add(activity, elapsed);
         self.die_load[die as usize] -= op.n as u32;
+        let reclaim = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
+        let mut sensed = [(0u32, TxnKind::HostRead); MAX_PLANES];
+        if reclaim {
+            for (i, &id) in op.txns().iter().enumerate() {
+                let t = self.txns.get(id);
+                sensed[i] = (t.ppn, t.kind);
+            }
+        }
         for &id in op.txns() {
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
@@ -379,6 +483,12 @@ impl Simulator<'_> {
             }
             let t = self.txns.remove(id);
             self.txn_done(t);
+        }
+        if reclaim {
+            // After the reads are settled, so that a relocation starts from a quiet die.
+            for &(ppn, kind) in &sensed[..op.n] {
+                self.read_reclaim(ppn, kind);
+            }
         }
         self.try_start_die(die);
     }
@@ -434,5 +544,23 @@ impl Simulator<'_> {
     pub(super) fn invariant(&mut self, message: String) {
         let e = Error::Invariant { time_ns: self.now(), message };
         self.fail(e);
+    }
+}
+
+/// The hooks' name for a page write.
+fn write_kind(kind: TxnKind) -> WriteKind {
+    match kind {
+        TxnKind::GcWrite => WriteKind::Relocation,
+        TxnKind::MapWrite => WriteKind::Mapping,
+        _ => WriteKind::Host,
+    }
+}
+
+/// The hooks' name for a flash read.
+pub(super) fn read_kind(kind: TxnKind) -> ReadKind {
+    match kind {
+        TxnKind::GcRead => ReadKind::Relocation,
+        TxnKind::MapRead => ReadKind::Mapping,
+        _ => ReadKind::Host,
     }
 }

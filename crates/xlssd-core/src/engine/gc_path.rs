@@ -1,6 +1,7 @@
 //! Cleaning and wear levelling: choosing a victim, moving its valid pages, erasing it.
 
-use super::{GcJob, Relocation, Simulator};
+use super::{GcJob, Simulator};
+use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 
@@ -17,18 +18,24 @@ impl Simulator<'_> {
         if self.host_finished() && free >= self.gc_hard_blocks {
             return;
         }
-        let victim = match self.approx_victim(plane) {
-            Some(choice) => choice,
-            None => self.victim.select(plane, &self.blocks, self.now()),
+        let now = self.now();
+        let victim = if self.hooks.has(Hook::Cleaning) {
+            let mut ctx = VictimCtx { plane, blocks: &self.blocks, now, policy: &mut *self.victim };
+            self.scheme.victim(&mut ctx)
+        } else {
+            self.victim.select(plane, &self.blocks, now)
         };
         if let Some(victim) = victim {
             self.counters.gc_invocations += 1;
-            self.start_relocation(plane, victim, Relocation::Gc);
+            self.start_relocation(plane, victim, Reason::Gc);
         }
     }
 
     /// Moves every valid page out of `block`, then erases it.
-    pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Relocation) {
+    pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Reason) {
+        if let Reason::Task(name) = reason {
+            self.tasks.entry(name).1 += 1;
+        }
         self.blocks.mark_victim(block);
         self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false };
         if self.blocks.valid[block as usize] == 0 {
@@ -38,7 +45,9 @@ impl Simulator<'_> {
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
         pages.extend(self.blocks.valid_pages(block));
-        self.approx_copy_order(&mut pages);
+        if self.hooks.has(Hook::Cleaning) {
+            self.scheme.copy_order(&mut pages);
+        }
         for &ppn in &pages {
             let Some(lpn) = self.map.owner(ppn) else {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
@@ -75,9 +84,9 @@ impl Simulator<'_> {
             return;
         }
         match self.gc_jobs[t.plane as usize].reason {
-            Relocation::Gc => self.counters.gc_pages_moved += 1,
-            Relocation::WearLevelling => self.counters.wl_pages_moved += 1,
-            Relocation::Refresh => self.note_refreshed_page(),
+            Reason::Gc => self.counters.gc_pages_moved += 1,
+            Reason::WearLevelling => self.counters.wl_pages_moved += 1,
+            Reason::Task(name) => self.tasks.entry(name).2 += 1,
         }
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }
@@ -95,24 +104,27 @@ impl Simulator<'_> {
             self.invariant(format!("block {block} erased with {} valid pages", self.blocks.valid[block as usize]));
             return;
         }
-        let wear = self.approx_erase_wear(block);
+        let wear = if self.hooks.has(Hook::Erase) { self.scheme.erase_wear(block) } else { 1.0 };
+        if self.observed {
+            self.scheme.erased(block);
+        }
         self.blocks.erase(block, wear);
         self.note_erase(block, wear);
         let reason = self.gc_jobs[plane as usize].reason;
         match reason {
-            Relocation::Gc => self.counters.gc_blocks_erased += 1,
-            Relocation::WearLevelling => self.counters.wl_blocks_erased += 1,
-            Relocation::Refresh => {}
+            Reason::Gc => self.counters.gc_blocks_erased += 1,
+            Reason::WearLevelling => self.counters.wl_blocks_erased += 1,
+            Reason::Task(_) => {}
         }
         self.gc_jobs[plane as usize] = GcJob::NONE;
         // Static wear levelling is checked after cleaning only, not after its own erases,
         // so its moves stay bounded by the host's writes and cannot feed themselves. It goes
         // before waiting writes and further cleaning (unless free blocks are urgently
         // short), so that sustained writes cannot starve it.
-        if reason == Relocation::Gc && self.blocks.free_count(plane) >= self.gc_hard_blocks && !self.host_finished() {
+        if reason == Reason::Gc && self.blocks.free_count(plane) >= self.gc_hard_blocks && !self.host_finished() {
             if let Some(cold) = self.wl.static_candidate(plane, &self.blocks) {
                 self.counters.wl_invocations += 1;
-                self.start_relocation(plane, cold, Relocation::WearLevelling);
+                self.start_relocation(plane, cold, Reason::WearLevelling);
             }
         }
         self.retry_blocked_programs(plane);

@@ -8,6 +8,7 @@ use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request};
 use crate::sim::Time;
+use crate::techniques::{CacheTier, Hook, HostWrite, Placement, ReadPath, Route};
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
@@ -104,6 +105,13 @@ impl Simulator<'_> {
         };
         self.outstanding += 1;
         self.idle_gen += 1;
+        if self.hooks.has(Hook::CacheTier) {
+            if let Route::Backing { ns } = self.scheme.route(&r, now) {
+                // Served behind the SSD: the request completes without touching the flash.
+                self.q.schedule(now.saturating_add(ns), Ev::ReqDone(id));
+                return;
+            }
+        }
         match r.op {
             Op::Read => {
                 for i in 0..n_pages {
@@ -112,7 +120,17 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
-                self.tag_write(first_lpn, n_pages, lba, hr.bytes, r.approx);
+                if self.hooks.has(Hook::Placement) {
+                    let w = HostWrite {
+                        first_lpn,
+                        n_pages,
+                        lba,
+                        bytes: hr.bytes,
+                        approximate: r.approx,
+                        logical_pages: self.logical_pages,
+                    };
+                    self.scheme.host_write(&w);
+                }
                 // The data crosses the host interface before the device can place it.
                 let done = self.host_link_transfer(Link::ToDevice, hr.bytes, now);
                 if done > now {
@@ -191,6 +209,7 @@ impl Simulator<'_> {
             self.page_from_dram(req);
             return;
         }
+        let ppn = if self.hooks.has(Hook::ReadPath) { self.scheme.read_copy(lpn, ppn) } else { ppn };
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
         let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);
@@ -205,8 +224,7 @@ impl Simulator<'_> {
         }
         let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
         self.map.set(lpn, ppn);
-        self.blocks.set_valid(ppn, self.now());
-        self.approx_validity(ppn, true);
+        self.set_page_valid(ppn, self.now());
         // Materialised pages have their own blocks, so finishing them at once keeps every
         // block's program order.
         if let Err(m) = self.blocks.program_done(ppn) {

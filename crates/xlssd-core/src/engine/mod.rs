@@ -7,10 +7,10 @@ mod flash_path;
 mod gc_path;
 mod host_path;
 mod reliability;
-mod approx_path;
 mod payload;
 mod report_build;
 mod setup;
+mod tasks;
 
 use std::collections::VecDeque;
 
@@ -37,6 +37,7 @@ use crate::nand::{Geometry, Timing};
 use crate::report::Report;
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::{Busy, Counters, Energy, LatencyStats};
+use crate::techniques::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 
 /// Events of the simulation. Payloads are small indices so that events stay `Copy`.
 #[derive(Debug, Clone, Copy)]
@@ -57,8 +58,8 @@ enum Ev {
     IdleFlush(u64),
     /// A read's decode finished on its channel's ECC engine, with an outcome code.
     Decoded(u32, u8),
-    /// Time to look for approximate data old enough to refresh.
-    RefreshCheck,
+    /// Time for the scheme's periodic background task.
+    Background,
 }
 
 /// A host request in flight.
@@ -84,27 +85,23 @@ enum Link {
     ToHost = 1,
 }
 
-/// Why a block's data is being moved out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Relocation {
-    Gc,
-    WearLevelling,
-    /// Rewriting aged approximate data as precise (seed 000 Sec. IV-D).
-    Refresh,
-}
-
 /// The cleaning job of one plane: at most one victim at a time.
 #[derive(Debug, Clone, Copy)]
 struct GcJob {
     block: u32,
-    reason: Relocation,
+    reason: Reason,
     erase_issued: bool,
 }
 
 impl GcJob {
-    const NONE: GcJob = GcJob { block: NO_BLOCK, reason: Relocation::Gc, erase_issued: false };
+    const NONE: GcJob = GcJob { block: NO_BLOCK, reason: Reason::Gc, erase_issued: false };
     fn active(&self) -> bool {
         self.block != NO_BLOCK
+    }
+
+    /// The relocation it runs, if any.
+    fn relocating(&self) -> Option<Relocating> {
+        self.active().then_some(Relocating { block: self.block, reason: self.reason })
     }
 }
 
@@ -226,8 +223,12 @@ pub struct Simulator<'s> {
     rel: Option<reliability::Reliability>,
     /// Bytes carried for a range of logical pages (payload mode).
     payload: Option<payload::PayloadStore>,
-    /// Approximate writes (`[approx]`); `None` when no write can be approximate.
-    approx: Option<approx_path::ApproxState>,
+    /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
+    scheme: Joined,
+    hooks: HookSet,
+    observed: bool,
+    /// Relocations made by the scheme's own tasks, by reason.
+    tasks: TaskCounts,
 
     check: bool,
     error: Option<Error>,
@@ -253,6 +254,9 @@ const SEED_PAYLOAD: u64 = 6;
 impl<'s> Simulator<'s> {
     pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
         cfg.validate()?;
+        let mut cfg = cfg.clone();
+        cfg.scheme = cfg.scheme.resolved()?;
+        let cfg = &cfg;
         let geo = Geometry::new(&cfg.geometry);
         let timing = Timing::new(cfg);
         let cap = cfg.capacity();
@@ -273,14 +277,14 @@ impl<'s> Simulator<'s> {
             AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
-        let wl: Box<dyn WearLeveler> = if cfg.approx.scheme == crate::ftl::approx::Scheme::Approxftl {
-            Box::new(crate::ftl::wear::EffectiveWearPicker::new(cfg.approx.wear_refresh_every))
-        } else {
-            Box::new(EraseCountLeveler {
+        let (mut scheme, hooks) = crate::techniques::build(cfg, &geo, logical_pages)?;
+        let wl: Box<dyn WearLeveler> = match scheme.wear_leveler() {
+            Some(wl) => wl,
+            None => Box::new(EraseCountLeveler {
                 dynamic: cfg.wl.dynamic,
                 static_enabled: cfg.wl.static_enabled,
                 static_threshold: cfg.wl.static_threshold,
-            })
+            }),
         };
         let victim = selector(
             cfg.gc.policy,
@@ -354,7 +358,10 @@ impl<'s> Simulator<'s> {
                 stream_seed(cfg.seed, SEED_PHYSICS),
             ),
             payload: None,
-            approx: approx_path::ApproxState::new(&cfg.approx, logical_pages, &geo)?,
+            observed: scheme.observed(),
+            scheme,
+            hooks,
+            tasks: TaskCounts::default(),
             check: false,
             error: None,
             setup_s: 0.0,
@@ -362,7 +369,12 @@ impl<'s> Simulator<'s> {
             cfg: cfg.clone(),
         };
         let setup = std::time::Instant::now();
-        sim.set_up_approx_streams();
+        sim.scheme.set_up(&mut SetupCtx {
+            geo: &sim.geo,
+            blocks: &mut sim.blocks,
+            gc_threshold_blocks: &mut sim.gc_threshold_blocks,
+            gc_hard_blocks: &mut sim.gc_hard_blocks,
+        });
         sim.set_up_device()?;
         sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)
@@ -384,7 +396,7 @@ impl<'s> Simulator<'s> {
             self.check_invariants()?;
         }
         self.prime_arrivals()?;
-        self.schedule_refresh_check();
+        self.schedule_background();
         const PROGRESS_EVERY: u64 = 1 << 16;
         const CHECK_EVERY: u64 = 1 << 12;
         loop {
@@ -478,7 +490,7 @@ impl<'s> Simulator<'s> {
             Ev::ReqDone(req) => self.finish_request(req),
             Ev::WriteDataIn(req) => self.write_data_in(req),
             Ev::Decoded(id, outcome) => self.on_decoded(id, outcome),
-            Ev::RefreshCheck => self.refresh_check(),
+            Ev::Background => self.background(),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
                     self.write_back_all = true;

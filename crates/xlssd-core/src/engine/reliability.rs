@@ -17,6 +17,7 @@ use crate::physics::vth::Disturbers;
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
+use crate::techniques::{Attempt, Hook, ProgramModes, ReadRetry, Verdict};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,7 +107,7 @@ impl Simulator<'_> {
     }
 
     /// RBER of a page now: the model's wear and retention errors, plus read disturbance.
-    fn page_rber(&self, ppn: u32) -> f64 {
+    pub(super) fn page_rber(&self, ppn: u32) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let block = self.geo.block_of(ppn) as usize;
         let page = PageHistory {
@@ -153,7 +154,7 @@ impl Simulator<'_> {
 
     /// Program-time factor of a page's programming algorithm and wear relative to the
     /// configured program latency, which is taken to be ISPP-SV's on a fresh block. (Its
-    /// program mode counts separately: see `approx_program_factor`.)
+    /// program mode counts separately: see `mode_time_factor`.)
     pub(super) fn program_time_factor(&self, ppn: u32) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 1.0 };
         if self.cfg.physics.model == ModelKind::None {
@@ -161,14 +162,20 @@ impl Simulator<'_> {
         }
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize] as f64;
         let speedup = self.cfg.physics.program_speedup_at_100k;
-        crate::physics::ispp::program_us(self.cfg.physics.algorithm, wear, speedup)
+        crate::physics::ispp::program_us(self.page_algorithm(ppn), wear, speedup)
             / crate::physics::Ispp::Sv.program_us_at_cycle_1()
+    }
+
+    /// The programming algorithm of a page: the scheme's, or the configured one.
+    fn page_algorithm(&self, ppn: u32) -> crate::physics::Ispp {
+        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.algorithm(ppn) } else { None };
+        own.unwrap_or(self.cfg.physics.algorithm)
     }
 
     /// Records a finished program for the retention clock.
     pub(super) fn note_program(&mut self, ppn: u32) {
         let clock = self.retention_clock_h();
-        let (alg, mode) = (self.cfg.physics.algorithm, self.page_program_mode(ppn));
+        let (alg, mode) = (self.page_algorithm(ppn), self.page_program_mode(ppn));
         let block = self.geo.block_of(ppn);
         if let Some(rel) = self.rel.as_mut() {
             rel.state.on_program(ppn, block, clock, alg, mode);
@@ -253,6 +260,18 @@ impl Simulator<'_> {
                 };
                 (self.cfg.ecc.bch.decode_ns(code_t), outcome)
             }
+        };
+        let outcome = match outcome {
+            Decoded::Raw => Decoded::Raw,
+            _ if self.hooks.has(Hook::ReadRetry) => {
+                let a = Attempt { ppn: t.ppn, step, rber, kind: super::flash_path::read_kind(t.kind) };
+                match self.scheme.after_decode(&a, outcome == Decoded::Retry) {
+                    Verdict::AsDecoded => outcome,
+                    Verdict::Raw => Decoded::Raw,
+                    Verdict::Retry => Decoded::Retry,
+                }
+            }
+            _ => outcome,
         };
         let now = self.now();
         let ch = self.geo.channel_of_die(self.geo.die_of_plane(t.plane)) as usize;

@@ -72,23 +72,6 @@ impl Simulator<'_> {
         }
     }
 
-    fn approx_report(&self) -> ApproxReport {
-        let scheme = serde_json::to_value(self.cfg.approx.scheme).ok().and_then(|v| v.as_str().map(String::from));
-        let mut r = ApproxReport { scheme: scheme.unwrap_or_default(), ..Default::default() };
-        let Some(a) = self.approx.as_ref() else { return r };
-        let s = &a.stats;
-        r.pages = ApproxPages { precise: s.precise_pages, approx: s.approx_pages };
-        r.fast_precise = FastPrecise { chb: s.fast_precise_chb, approx_phase2: s.fast_precise_phase2 };
-        let k = s.active_blocks;
-        r.active_blocks =
-            ActiveBlockCounts { chb: k[0], precise: k[1], approx_phase1: k[2], approx_phase2: k[3], all_approx: k[4] };
-        r.promoted_pages = s.promoted_pages;
-        r.erases_all_approx = s.erases_all_approx;
-        r.refreshed_pages = s.refreshed_pages;
-        r.refreshed_blocks = s.refreshed_blocks;
-        r
-    }
-
     fn payload_report(&self) -> PayloadReport {
         let Some(p) = self.payload.as_ref() else { return PayloadReport::default() };
         let s = p.stats;
@@ -202,7 +185,7 @@ impl Simulator<'_> {
             },
             reliability: self.reliability_report(),
             payload: self.payload_report(),
-            approx: self.approx_report(),
+            techniques: crate::techniques::report_sections(&self.scheme, &self.cfg.scheme.name, &self.tasks),
             sim: SimReport {
                 simulated_ns,
                 events,

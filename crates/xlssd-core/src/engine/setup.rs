@@ -9,6 +9,7 @@ use rand::Rng;
 use super::{stream_seed, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
+use crate::techniques::Observer;
 
 impl Simulator<'_> {
     fn precondition(&mut self) -> Result<()> {
@@ -43,7 +44,7 @@ impl Simulator<'_> {
         self.age_blocks();
         self.precondition()?;
         self.record_preconditioned_pages();
-        self.record_preconditioned_blocks();
+        self.scheme.preconditioned(&self.blocks);
         if self.cmt.is_some() {
             self.store_translation_pages()?;
         }
@@ -96,7 +97,7 @@ impl Simulator<'_> {
                 message: format!("plane {plane} has no room for the {count} translation pages of the mapping table"),
             })?;
             self.map.set(tlpn, ppn);
-            self.blocks.set_valid(ppn, 0);
+            self.set_page_valid(ppn, 0);
             self.blocks.program_done(ppn).map_err(|message| Error::Invariant { time_ns: 0, message })?;
         }
         Ok(())

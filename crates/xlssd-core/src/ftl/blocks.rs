@@ -51,37 +51,18 @@ pub struct BlockManager {
     /// Order in which each block's pages are programmed, an index into `orders`.
     pub order: Vec<u8>,
     /// Page orders: `orders[o][i]` is the i-th page programmed; `ranks[o][page]` its place.
+    /// Order 0 is sequential; a technique adds others with [`Self::add_order`].
     orders: Vec<Vec<u32>>,
     ranks: Vec<Vec<u32>>,
-    /// Order each stream opens its blocks with (sequential unless a policy sets it).
-    pub stream_order: Vec<PageOrder>,
-    /// Per block, the checkerboard colour its first page took the last time it was opened
-    /// in a checkerboard pattern; it flips on every such use (intra-block wear levelling).
-    pub first_flip: Vec<bool>,
+    /// Orders each stream opens its blocks with, taken in turn (empty: sequential).
+    stream_layout: Vec<Vec<u8>>,
+    /// Per block, how many times a stream with a layout has opened it: a layout of several
+    /// orders takes them in turn, so that a pattern can alternate across the block's uses.
+    pub layout_uses: Vec<u32>,
 }
 
-/// How a stream lays out the pages of the blocks it opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageOrder {
-    /// Page 0, 1, 2, ...
-    Sequential,
-    /// Sequential, in a checkerboard pattern whose colours flip with each use of the block.
-    Checkerboard,
-    /// Two-phase interleaving: first every page of one checkerboard colour, then the other
-    /// colour; the colour that goes first flips with each use of the block.
-    TwoPhase,
-}
-
-/// Order indices in `BlockManager::orders`.
+/// The sequential order, which every block takes unless its stream has a layout.
 const ORDER_SEQUENTIAL: u8 = 0;
-const ORDER_TWO_PHASE: u8 = 1; // + the first colour (0 or 1)
-
-/// Checkerboard colour of a page of a 3D block: pages alternate along the word line (Y)
-/// and across layers (Z).
-pub fn colour(geo: &Geometry, page_in_block: u32) -> u32 {
-    let n = geo.pages_per_layer;
-    (page_in_block % n + page_in_block / n) % 2
-}
 
 /// Picks which free block of a plane to open next.
 pub trait FreeBlockPicker {
@@ -97,7 +78,7 @@ impl BlockManager {
             let first = geo.first_block_of_plane(plane);
             free.push((first..first + geo.blocks_per_plane).collect());
         }
-        BlockManager {
+        let mut m = BlockManager {
             geo: geo.clone(),
             streams,
             state: vec![BlockState::Free; nb],
@@ -117,32 +98,35 @@ impl BlockManager {
             order: vec![ORDER_SEQUENTIAL; nb],
             orders: Vec::new(),
             ranks: Vec::new(),
-            stream_order: vec![PageOrder::Sequential; streams as usize],
-            first_flip: vec![false; nb],
-        }
-        .with_orders()
+            stream_layout: vec![Vec::new(); streams as usize],
+            layout_uses: vec![0; nb],
+        };
+        let sequential = (0..geo.pages_per_block).collect();
+        m.add_order(sequential);
+        m
     }
 
-    fn with_orders(mut self) -> BlockManager {
-        let n = self.geo.pages_per_block;
-        let sequential: Vec<u32> = (0..n).collect();
-        let mut orders = vec![sequential];
-        for first in 0..2 {
-            let (a, b): (Vec<u32>, Vec<u32>) = (0..n).partition(|&p| colour(&self.geo, p) == first);
-            orders.push(a.into_iter().chain(b).collect());
+    /// Registers a page order (a permutation of a block's pages: the i-th entry is the page
+    /// programmed i-th) and returns its index.
+    pub fn add_order(&mut self, order: Vec<u32>) -> u8 {
+        let n = self.geo.pages_per_block as usize;
+        let mut rank = vec![u32::MAX; n];
+        for (i, &p) in order.iter().enumerate() {
+            assert!((p as usize) < n && rank[p as usize] == u32::MAX, "page order is not a permutation of the block's pages");
+            rank[p as usize] = i as u32;
         }
-        self.ranks = orders
-            .iter()
-            .map(|o| {
-                let mut rank = vec![0; n as usize];
-                for (i, &p) in o.iter().enumerate() {
-                    rank[p as usize] = i as u32;
-                }
-                rank
-            })
-            .collect();
-        self.orders = orders;
-        self
+        assert_eq!(order.len(), n, "page order is not a permutation of the block's pages");
+        assert!(self.orders.len() < u8::MAX as usize, "too many page orders");
+        self.orders.push(order);
+        self.ranks.push(rank);
+        (self.orders.len() - 1) as u8
+    }
+
+    /// Makes `stream` open its blocks with `orders` (indices from [`Self::add_order`]),
+    /// taken in turn by each block's [`Self::layout_uses`].
+    pub fn set_stream_layout(&mut self, stream: u32, orders: Vec<u8>) {
+        assert!(orders.iter().all(|&o| (o as usize) < self.orders.len()), "unknown page order");
+        self.stream_layout[stream as usize] = orders;
     }
 
     /// The page of `block` its `i`-th program goes to.
@@ -194,16 +178,12 @@ impl BlockManager {
         self.state[b] = BlockState::Active;
         self.stream_of[b] = stream as u8;
         self.active[slot] = block;
-        self.order[b] = match self.stream_order[stream as usize] {
-            PageOrder::Sequential => ORDER_SEQUENTIAL,
-            PageOrder::Checkerboard => {
-                self.first_flip[b] = !self.first_flip[b];
-                ORDER_SEQUENTIAL
-            }
-            PageOrder::TwoPhase => {
-                self.first_flip[b] = !self.first_flip[b];
-                ORDER_TWO_PHASE + self.first_flip[b] as u8
-            }
+        let layout = &self.stream_layout[stream as usize];
+        self.order[b] = if layout.is_empty() {
+            ORDER_SEQUENTIAL
+        } else {
+            self.layout_uses[b] = self.layout_uses[b].wrapping_add(1);
+            layout[self.layout_uses[b] as usize % layout.len()]
         };
         Some(block)
     }
@@ -403,24 +383,17 @@ mod tests {
     }
 
     #[test]
-    fn checkerboard_colours_alternate_along_both_directions() {
-        let m = manager();
-        let colours: Vec<u32> = (0..8).map(|p| colour(&m.geo, p)).collect();
-        // Layer 0: pages 0-3; layer 1: pages 4-7, shifted by one.
-        assert_eq!(colours, vec![0, 1, 0, 1, 1, 0, 1, 0]);
-    }
-
-    #[test]
-    fn two_phase_blocks_fill_one_colour_then_the_other_and_flip_on_reuse() {
+    fn a_layout_takes_its_orders_in_turn_and_blocks_finish_in_their_own_order() {
         let mut m = manager();
-        m.stream_order[1] = PageOrder::TwoPhase;
+        let odd_first = m.add_order(vec![1, 3, 5, 7, 0, 2, 4, 6]);
+        let reversed = m.add_order((0..8).rev().collect());
+        m.set_stream_layout(1, vec![odd_first, reversed]);
         let pages: Vec<u32> = (0..8).map(|_| m.allocate(0, 1, false, &mut First).unwrap()).collect();
         let block = m.geo.block_of(pages[0]);
-        let first: Vec<u32> = pages[..4].iter().map(|&p| colour(&m.geo, m.geo.page_in_block(p))).collect();
-        let second: Vec<u32> = pages[4..].iter().map(|&p| colour(&m.geo, m.geo.page_in_block(p))).collect();
-        assert!(first.iter().all(|&c| c == first[0]) && second.iter().all(|&c| c != first[0]), "{pages:?}");
+        // First use: layout_uses 1, so the second order of the layout.
+        let in_block: Vec<u32> = pages.iter().map(|&p| m.geo.page_in_block(p)).collect();
+        assert_eq!(in_block, vec![7, 6, 5, 4, 3, 2, 1, 0]);
         // Programs must finish in the block's own order, not page order.
-        assert_ne!(pages[0], m.geo.ppn(block, 0));
         assert!(m.program_done(m.geo.ppn(block, 0)).is_err());
         for &p in &pages {
             assert!(!m.is_programmed(p));
@@ -428,14 +401,28 @@ mod tests {
             assert!(m.is_programmed(p));
         }
         assert!(m.is_closed(block));
-        // Reused after an erase, the other colour goes first.
+        // Reused after an erase, the block takes the layout's other order.
         m.state[block as usize] = BlockState::Victim;
         m.erase(block, 1.0);
         let idx = m.free[0].iter().position(|&b| b == block).unwrap();
         m.free[0].swap(0, idx);
-        let again = m.allocate(0, 1, false, &mut First).unwrap();
-        assert_eq!(m.geo.block_of(again), block);
-        assert_ne!(colour(&m.geo, m.geo.page_in_block(again)), first[0]);
+        let again: Vec<u32> = (0..2)
+            .map(|_| {
+                let p = m.allocate(0, 1, false, &mut First).unwrap();
+                m.geo.page_in_block(p)
+            })
+            .collect();
+        assert_eq!(again, vec![1, 3]);
+        // A stream without a layout stays sequential and leaves the count alone.
+        let seq = m.allocate(0, 0, false, &mut First).unwrap();
+        assert_eq!(m.geo.page_in_block(seq), 0);
+        assert_eq!(m.layout_uses[block as usize], 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a permutation")]
+    fn a_page_order_must_be_a_permutation() {
+        manager().add_order(vec![0, 0, 1, 2, 3, 4, 5, 6]);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! decide allocation, cleaning and wear levelling.
 
 pub mod alloc;
-pub mod approx;
 pub mod blocks;
 pub mod gc;
 pub mod mapping;

@@ -1,133 +1,22 @@
-//! Approximate writes in the FTL (seed 000, ApproxFTL, and its baselines).
-//!
-//! A host request may carry an approximate flag; a scheme decides how flagged data is
-//! programmed and where it goes:
-//!
-//! - `baseline`: every page precise, one active block per plane (seed 000 Sec. V-A).
-//! - `delta_b`: approximate pages with a 1.5x ISPP step, mixed with precise pages.
-//! - `vth_b`: approximate pages with V_max_th lowered to about 62%, in blocks of their own.
-//! - `approxftl`: Sec. IV: pattern-guided allocation over up to five active blocks per
-//!   pool (hot and cold), effective-wear levelling, and the GC enhancements.
-//!
-//! This module holds the decisions as pure functions (Algorithm 1, the block life cycle of
-//! Fig. 4, the page types a pattern allows, victim choice); the engine applies them.
+//! ApproxFTL's decisions as pure functions (seed 000 Sec. IV): the active-block kinds of
+//! Fig. 4 and their life cycle, Algorithm 1, the checkerboard pattern and which page types
+//! it allows, and the GC victim choice and copy order of Sec. IV-D.
 
-use serde::{Deserialize, Serialize};
-
-use super::blocks::{colour, BlockManager, BlockState};
+use crate::ftl::blocks::{BlockManager, BlockState};
 use crate::nand::Geometry;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scheme {
-    Baseline,
-    DeltaB,
-    VthB,
-    Approxftl,
+/// Checkerboard colour of a page of a 3D block: pages alternate along the word line (Y)
+/// and across layers (Z) (Sec. III-B, Fig. 3).
+pub fn colour(geo: &Geometry, page_in_block: u32) -> u32 {
+    let n = geo.pages_per_layer;
+    (page_in_block % n + page_in_block / n) % 2
 }
 
-/// Parameters of approximate writing. Defaults are seed 000's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ApproxConfig {
-    pub scheme: Scheme,
-    /// Sector ranges `[start, end)` whose writes are approximate, for traces that carry no
-    /// flag of their own (a flag in the trace also counts).
-    pub lba_ranges: Vec<[u64; 2]>,
-    /// A file of further ranges, one `start end` pair of sectors per line (`#` starts a
-    /// comment); empty for none.
-    pub lba_ranges_file: String,
-    /// Requests of at most this many bytes are hot (Sec. IV-B: small requests are hot); hot
-    /// and cold data go to separate pools of active blocks under `approxftl`.
-    pub hot_max_bytes: u64,
-    /// Program-time saving of a precise page whose later neighbours are all approximate:
-    /// sequential interleaving (checkerboard blocks) and two-phase interleaving (Sec.
-    /// III-B: about 24% and 33%).
-    pub chb_precise_speedup: f64,
-    pub phase2_precise_speedup: f64,
-    /// Effective wear an erase adds to a block that held only V_max_th-reduced pages (Eq.
-    /// 10: 0.62; every other erase adds 1).
-    pub all_approx_wear: f64,
-    /// GC promotes a block's approximate pages to precise once its data has been written
-    /// approximately this many times (Sec. IV-D: 2).
-    pub promote_after: u32,
-    /// Approximate pages older than this (retention clock, hours) are rewritten precise
-    /// (Sec. IV-D: six months); 0 turns refresh off.
-    pub refresh_h: f64,
-    /// Block openings between recomputations of the smallest effective wear (Sec. IV-C:
-    /// the smallest W is found periodically, not on every allocation).
-    pub wear_refresh_every: u32,
-}
-
-impl Default for ApproxConfig {
-    fn default() -> Self {
-        ApproxConfig {
-            scheme: Scheme::Baseline,
-            lba_ranges: Vec::new(),
-            lba_ranges_file: String::new(),
-            hot_max_bytes: 8192,
-            chb_precise_speedup: 0.24,
-            phase2_precise_speedup: 0.33,
-            all_approx_wear: 0.62,
-            promote_after: 2,
-            refresh_h: 4_380.0,
-            wear_refresh_every: 64,
-        }
-    }
-}
-
-impl ApproxConfig {
-    /// Write streams the scheme needs. GC copies get active blocks of their own (a block
-    /// takes pages from one queue, so that its programs run in the order its pages were
-    /// handed out): Vth_b has precise, approximate and GC-approximate streams; ApproxFTL a
-    /// pool of five active blocks each for hot data, cold data and GC copies.
-    pub fn streams(&self) -> u32 {
-        match self.scheme {
-            Scheme::Baseline | Scheme::DeltaB => 1,
-            Scheme::VthB => 3,
-            Scheme::Approxftl => POOLS * BlockKind::ALL.len() as u32,
-        }
-    }
-
-    /// Every approximate range: `lba_ranges` and those of `lba_ranges_file`.
-    pub fn all_ranges(&self) -> crate::error::Result<Vec<[u64; 2]>> {
-        let mut ranges = self.lba_ranges.clone();
-        if !self.lba_ranges_file.is_empty() {
-            ranges.extend(read_ranges(&self.lba_ranges_file)?);
-        }
-        Ok(ranges)
-    }
-
-    pub fn is_approx_lba(&self, lba: u64) -> bool {
-        self.lba_ranges.iter().any(|&[a, b]| (a..b).contains(&lba))
-    }
-}
-
-/// Reads a file of approximate sector ranges: `start end` per line, half-open.
-fn read_ranges(path: &str) -> crate::error::Result<Vec<[u64; 2]>> {
-    use crate::error::Error;
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.to_string(),
-        message: format!("cannot read approx.lba_ranges_file: {e}"),
-    })?;
-    let mut ranges = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let bad = |message: &str| Error::Trace { file: path.to_string(), line: i as u64 + 1, text: raw.trim().to_string(), message: message.to_string() };
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let [start, end] = fields[..] else { return Err(bad("expected two fields: start_sector end_sector")) };
-        let (Ok(start), Ok(end)) = (start.parse::<u64>(), end.parse::<u64>()) else {
-            return Err(bad("sectors must be non-negative integers"));
-        };
-        if start >= end {
-            return Err(bad("the range is empty: start must be below end"));
-        }
-        ranges.push([start, end]);
-    }
-    Ok(ranges)
+/// Two-phase interleaving's page order: every page of colour `first`, then the other
+/// colour, each in page order.
+pub fn two_phase_order(geo: &Geometry, first: u32) -> Vec<u32> {
+    let (a, b): (Vec<u32>, Vec<u32>) = (0..geo.pages_per_block).partition(|&p| colour(geo, p) == first);
+    a.into_iter().chain(b).collect()
 }
 
 /// Pools of active blocks under ApproxFTL: hot host data, cold host data, GC copies.
@@ -337,23 +226,14 @@ mod tests {
     }
 
     #[test]
-    fn range_files_are_read_with_errors_that_name_file_and_line() {
-        let dir = std::env::temp_dir().join(format!("xlssd-ranges-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let good = dir.join("good.txt");
-        std::fs::write(&good, "# approximate data\n0 100\n\n  500 800  # second\n").unwrap();
-        let cfg = ApproxConfig { lba_ranges: vec![[900, 901]], lba_ranges_file: good.display().to_string(), ..Default::default() };
-        assert_eq!(cfg.all_ranges().unwrap(), vec![[900, 901], [0, 100], [500, 800]]);
-        for (text, line, what) in [("0 10\n5\n", 2, "two fields"), ("x 3\n", 1, "integers"), ("1 1\n", 1, "empty")] {
-            let bad = dir.join("bad.txt");
-            std::fs::write(&bad, text).unwrap();
-            let err = ApproxConfig { lba_ranges_file: bad.display().to_string(), ..Default::default() }.all_ranges().unwrap_err();
-            let msg = err.to_string();
-            assert!(msg.contains(&format!("bad.txt:{line}:")) && msg.contains(what), "{msg}");
-        }
-        let missing = ApproxConfig { lba_ranges_file: dir.join("nope").display().to_string(), ..Default::default() };
-        assert!(missing.all_ranges().unwrap_err().to_string().contains("approx.lba_ranges_file"));
-        std::fs::remove_dir_all(&dir).ok();
+    fn checkerboard_colours_alternate_along_both_directions() {
+        let geo = Geometry::new(&GeometryConfig::one_plane(4, 8, 2));
+        let colours: Vec<u32> = (0..8).map(|p| colour(&geo, p)).collect();
+        // Layer 0: pages 0-3; layer 1: pages 4-7, shifted by one.
+        assert_eq!(colours, vec![0, 1, 0, 1, 1, 0, 1, 0]);
+        assert_eq!(two_phase_order(&geo, 0), vec![0, 2, 5, 7, 1, 3, 4, 6]);
+        assert_eq!(two_phase_order(&geo, 1), vec![1, 3, 4, 6, 0, 2, 5, 7]);
+        assert_eq!((phase1_pages(&geo, false), phase1_pages(&geo, true)), (4, 4));
     }
 
     #[test]

@@ -1,0 +1,42 @@
+//! The scheme's periodic background work: at each period it names blocks to relocate, and
+//! the engine starts each in its plane like a GC victim, counted under the task's reason.
+
+use super::{Ev, Simulator};
+use crate::techniques::{Background, BackgroundCtx, Hook, Reason};
+
+impl Simulator<'_> {
+    /// Schedules the next background run, if the scheme has a periodic task.
+    pub(super) fn schedule_background(&mut self) {
+        if !self.hooks.has(Hook::Background) {
+            return;
+        }
+        if let Some(period) = self.scheme.period_ns(self.cfg.physics.retention_scale) {
+            self.q.schedule_in(period, Ev::Background);
+        }
+    }
+
+    /// Runs the task in idle planes; looks again later while the host runs.
+    pub(super) fn background(&mut self) {
+        let busy: Vec<bool> = self.gc_jobs.iter().map(|j| j.active()).collect();
+        let mut moves = Vec::new();
+        let ctx = BackgroundCtx {
+            geo: &self.geo,
+            blocks: &self.blocks,
+            busy: &busy,
+            now: self.now(),
+            clock_h: self.retention_clock_h(),
+        };
+        self.scheme.run(&ctx, &mut moves);
+        for m in moves {
+            let idle = !self.gc_jobs[m.plane as usize].active();
+            if idle && self.blocks.is_closed(m.block) && self.geo.plane_of_block(m.block) == m.plane {
+                self.start_relocation(m.plane, m.block, Reason::Task(m.reason));
+            } else {
+                self.invariant(format!("background task `{}` asked to relocate block {} of plane {}, which is not closed or whose plane is busy", m.reason, m.block, m.plane));
+            }
+        }
+        if !self.host_finished() {
+            self.schedule_background();
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The keys of `[scheme.approxftl]`, shared by ApproxFTL and its baselines Delta_b and
+//! Vth_b (each uses some of them). Defaults are seed 000's.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{bad, fraction};
+use crate::error::Result;
+
+/// Longest refresh age: about a century on the retention clock.
+pub const MAX_REFRESH_H: f64 = 1.0e6;
+
+/// Parameters of approximate writing. Defaults are seed 000's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ApproxConfig {
+    /// Sector ranges `[start, end)` whose writes are approximate, for traces that carry no
+    /// flag of their own (a flag in the trace also counts).
+    pub lba_ranges: Vec<[u64; 2]>,
+    /// A file of further ranges, one `start end` pair of sectors per line (`#` starts a
+    /// comment); empty for none.
+    pub lba_ranges_file: String,
+    /// Requests of at most this many bytes are hot (Sec. IV-B: small requests are hot); hot
+    /// and cold data go to separate pools of active blocks under `approxftl`.
+    pub hot_max_bytes: u64,
+    /// Program-time saving of a precise page whose later neighbours are all approximate:
+    /// sequential interleaving (checkerboard blocks) and two-phase interleaving (Sec.
+    /// III-B: about 24% and 33%).
+    pub chb_precise_speedup: f64,
+    pub phase2_precise_speedup: f64,
+    /// Effective wear an erase adds to a block that held only V_max_th-reduced pages (Eq.
+    /// 10: 0.62; every other erase adds 1).
+    pub all_approx_wear: f64,
+    /// GC promotes a block's approximate pages to precise once its data has been written
+    /// approximately this many times (Sec. IV-D: 2).
+    pub promote_after: u32,
+    /// Approximate pages older than this (retention clock, hours) are rewritten precise
+    /// (Sec. IV-D: six months); 0 turns refresh off.
+    pub refresh_h: f64,
+    /// Block openings between recomputations of the smallest effective wear (Sec. IV-C:
+    /// the smallest W is found periodically, not on every allocation).
+    pub wear_refresh_every: u32,
+}
+
+impl Default for ApproxConfig {
+    fn default() -> Self {
+        ApproxConfig {
+            lba_ranges: Vec::new(),
+            lba_ranges_file: String::new(),
+            hot_max_bytes: 8192,
+            chb_precise_speedup: 0.24,
+            phase2_precise_speedup: 0.33,
+            all_approx_wear: 0.62,
+            promote_after: 2,
+            refresh_h: 4_380.0,
+            wear_refresh_every: 64,
+        }
+    }
+}
+
+impl ApproxConfig {
+    /// Rejects impossible values, naming the key (under `prefix`) and the range.
+    pub fn validate(&self, prefix: &str) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        for (i, &[start, end]) in self.lba_ranges.iter().enumerate() {
+            if start >= end {
+                return Err(bad(&format!("{}[{i}]", k("lba_ranges")), format!("[{start}, {end}]"), "a range [start, end) with start < end"));
+            }
+        }
+        fraction(&k("chb_precise_speedup"), self.chb_precise_speedup, false, true)?;
+        fraction(&k("phase2_precise_speedup"), self.phase2_precise_speedup, false, true)?;
+        fraction(&k("all_approx_wear"), self.all_approx_wear, true, false)?;
+        if self.promote_after == 0 {
+            return Err(bad(&k("promote_after"), self.promote_after, "at least 1"));
+        }
+        if !(0.0..=MAX_REFRESH_H).contains(&self.refresh_h) {
+            return Err(bad(&k("refresh_h"), self.refresh_h, &format!("0 (off) to {MAX_REFRESH_H} hours")));
+        }
+        if self.wear_refresh_every == 0 {
+            return Err(bad(&k("wear_refresh_every"), self.wear_refresh_every, "at least 1"));
+        }
+        Ok(())
+    }
+
+    /// Every approximate range: `lba_ranges` and those of `lba_ranges_file`.
+    pub fn all_ranges(&self) -> Result<Vec<[u64; 2]>> {
+        let mut ranges = self.lba_ranges.clone();
+        if !self.lba_ranges_file.is_empty() {
+            ranges.extend(read_ranges(&self.lba_ranges_file)?);
+        }
+        Ok(ranges)
+    }
+
+    pub fn is_approx_lba(&self, lba: u64) -> bool {
+        self.lba_ranges.iter().any(|&[a, b]| (a..b).contains(&lba))
+    }
+}
+
+/// Reads a file of approximate sector ranges: `start end` per line, half-open.
+fn read_ranges(path: &str) -> Result<Vec<[u64; 2]>> {
+    use crate::error::Error;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.to_string(),
+        message: format!("cannot read scheme.approxftl.lba_ranges_file: {e}"),
+    })?;
+    let mut ranges = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |message: &str| Error::Trace { file: path.to_string(), line: i as u64 + 1, text: raw.trim().to_string(), message: message.to_string() };
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [start, end] = fields[..] else { return Err(bad("expected two fields: start_sector end_sector")) };
+        let (Ok(start), Ok(end)) = (start.parse::<u64>(), end.parse::<u64>()) else {
+            return Err(bad("sectors must be non-negative integers"));
+        };
+        if start >= end {
+            return Err(bad("the range is empty: start must be below end"));
+        }
+        ranges.push([start, end]);
+    }
+    Ok(ranges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_files_are_read_with_errors_that_name_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("xlssd-ranges-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.txt");
+        std::fs::write(&good, "# approximate data\n0 100\n\n  500 800  # second\n").unwrap();
+        let cfg = ApproxConfig { lba_ranges: vec![[900, 901]], lba_ranges_file: good.display().to_string(), ..Default::default() };
+        assert_eq!(cfg.all_ranges().unwrap(), vec![[900, 901], [0, 100], [500, 800]]);
+        for (text, line, what) in [("0 10\n5\n", 2, "two fields"), ("x 3\n", 1, "integers"), ("1 1\n", 1, "empty")] {
+            let bad = dir.join("bad.txt");
+            std::fs::write(&bad, text).unwrap();
+            let err = ApproxConfig { lba_ranges_file: bad.display().to_string(), ..Default::default() }.all_ranges().unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("bad.txt:{line}:")) && msg.contains(what), "{msg}");
+        }
+        let missing = ApproxConfig { lba_ranges_file: dir.join("nope").display().to_string(), ..Default::default() };
+        assert!(missing.all_ranges().unwrap_err().to_string().contains("scheme.approxftl.lba_ranges_file"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

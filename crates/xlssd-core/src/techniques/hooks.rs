@@ -1,0 +1,386 @@
+//! The seams the engine calls a scheme at. Each axis is a trait whose default methods are
+//! the baseline behaviour, so a technique overrides only what it changes; every method that
+//! can change the simulated outcome belongs to exactly one [`Hook`], which at most one part
+//! of a joined scheme may claim. Observation (validity changes, erases, invariant checks)
+//! and the report go to every part.
+//!
+//! Contexts hand a hook what the engine knows at that seam, read-only unless the decision
+//! needs to act on it (opening a block to see its first page, handing a block to another
+//! stream).
+
+use crate::ftl::blocks::{BlockManager, FreeBlockPicker};
+use crate::ftl::policy::{VictimSelector, WearLeveler};
+use crate::host::Request;
+use crate::nand::Geometry;
+use crate::physics::{Ispp, ProgramMode};
+use crate::sim::Time;
+
+/// The axes a scheme may override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Hook {
+    Placement,
+    ProgramMode,
+    Cleaning,
+    FreeBlocks,
+    ReadPath,
+    ReadRetry,
+    Erase,
+    Background,
+    CacheTier,
+}
+
+impl Hook {
+    pub const ALL: [Hook; 9] = [
+        Hook::Placement,
+        Hook::ProgramMode,
+        Hook::Cleaning,
+        Hook::FreeBlocks,
+        Hook::ReadPath,
+        Hook::ReadRetry,
+        Hook::Erase,
+        Hook::Background,
+        Hook::CacheTier,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Hook::Placement => "placement",
+            Hook::ProgramMode => "program_mode",
+            Hook::Cleaning => "cleaning",
+            Hook::FreeBlocks => "free_blocks",
+            Hook::ReadPath => "read_path",
+            Hook::ReadRetry => "read_retry",
+            Hook::Erase => "erase",
+            Hook::Background => "background",
+            Hook::CacheTier => "cache_tier",
+        }
+    }
+
+    pub fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+/// A set of hooks, as bits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HookSet(pub u16);
+
+impl HookSet {
+    pub fn of(hooks: &[Hook]) -> HookSet {
+        HookSet(hooks.iter().fold(0, |acc, h| acc | h.bit()))
+    }
+
+    #[inline]
+    pub fn has(self, hook: Hook) -> bool {
+        self.0 & hook.bit() != 0
+    }
+}
+
+/// What a page write is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Host data (directly or written back from the buffer).
+    Host,
+    /// A copy made by cleaning, wear levelling or a background task.
+    Relocation,
+    /// A translation page of the cached mapping table.
+    Mapping,
+}
+
+/// Where a page write goes: an allocation stream (its own active block per plane) and
+/// whether it may take the free blocks reserved for cleaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    pub stream: u32,
+    pub privileged: bool,
+}
+
+/// Why a block's data is being moved out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Gc,
+    WearLevelling,
+    /// A scheme's own task (refresh, read reclaim, ...), by the name its report uses.
+    Task(&'static str),
+}
+
+/// The relocation a plane is running: its block and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocating {
+    pub block: u32,
+    pub reason: Reason,
+}
+
+/// A host write request as it arrives, before its pages are placed.
+#[derive(Debug, Clone, Copy)]
+pub struct HostWrite {
+    pub first_lpn: u64,
+    pub n_pages: u32,
+    pub lba: u64,
+    pub bytes: u64,
+    /// The host allows the data to be stored approximately (the request's flag).
+    pub approximate: bool,
+    /// Logical pages of the device: page numbers past it wrap.
+    pub logical_pages: u64,
+}
+
+/// What a placement decision may look at and act on.
+pub struct PlaceCtx<'a> {
+    pub geo: &'a Geometry,
+    pub blocks: &'a mut BlockManager,
+    /// The free-block choice in force, for a placement that opens a block ahead of its
+    /// first write.
+    pub picker: &'a mut dyn FreeBlockPicker,
+    /// The relocation running in the write's plane, if any.
+    pub relocating: Option<Relocating>,
+    /// Where the write goes by default.
+    pub default: Target,
+    /// The retention clock, in hours.
+    pub clock_h: f64,
+}
+
+/// Placement: which stream a page write goes to, and what it holds once placed.
+pub trait Placement {
+    /// A host write request arrived.
+    fn host_write(&mut self, _w: &HostWrite) {}
+
+    /// The stream a write of `lpn` to `plane` goes to.
+    fn target(&mut self, ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _plane: u32) -> Target {
+        ctx.default
+    }
+
+    /// The write was given physical page `ppn` of `stream`'s active block.
+    fn placed(&mut self, _ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _ppn: u32, _stream: u32) {}
+}
+
+/// How a page is programmed.
+pub trait ProgramModes {
+    /// The page's program mode; `None` is `physics.program_mode`.
+    fn mode(&self, _ppn: u32) -> Option<ProgramMode> {
+        None
+    }
+
+    /// The page's programming algorithm; `None` is `physics.algorithm`.
+    fn algorithm(&self, _ppn: u32) -> Option<Ispp> {
+        None
+    }
+
+    /// A factor on the page's program time beyond its mode's and algorithm's (asked once
+    /// per program, when it starts).
+    fn time_factor(&mut self, _ppn: u32, _mode: ProgramMode) -> f64 {
+        1.0
+    }
+}
+
+/// What victim selection may look at.
+pub struct VictimCtx<'a> {
+    pub plane: u32,
+    pub blocks: &'a BlockManager,
+    pub now: Time,
+    /// The victim policy configured by `gc.policy`.
+    pub policy: &'a mut dyn VictimSelector,
+}
+
+/// Cleaning: which block GC empties and in which order its pages move.
+pub trait Cleaning {
+    /// A closed block of `ctx.plane` to clean, or `None`.
+    fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
+        ctx.policy.select(ctx.plane, ctx.blocks, ctx.now)
+    }
+
+    /// Orders the valid pages of a block being relocated (page order by default).
+    fn copy_order(&mut self, _pages: &mut [u32]) {}
+}
+
+/// Free-block choice and static wear levelling, replaced as a whole when the simulator is
+/// built.
+pub trait FreeBlocks {
+    /// The wear leveller to use instead of the one `wl.*` configures.
+    fn wear_leveler(&mut self) -> Option<Box<dyn WearLeveler>> {
+        None
+    }
+}
+
+/// Which flash read a logical read is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadKind {
+    Host,
+    Relocation,
+    Mapping,
+}
+
+/// The read path: which copy a host read goes to, and what each sense costs its block.
+pub trait ReadPath {
+    /// The physical page a host read of `lpn` goes to; `ppn` is the mapped one.
+    fn read_copy(&mut self, _lpn: u32, ppn: u32) -> u32 {
+        ppn
+    }
+
+    /// Page `ppn` was sensed. Returning a reason asks for its block to be relocated (read
+    /// reclaim); the engine starts it when the block is closed and its plane is not
+    /// relocating already, and otherwise leaves it to a later read.
+    fn sensed(&mut self, _blocks: &BlockManager, _ppn: u32, _kind: ReadKind) -> Option<&'static str> {
+        None
+    }
+}
+
+/// One sense and decode attempt of a read.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt {
+    pub ppn: u32,
+    /// Attempts before this one.
+    pub step: u32,
+    pub rber: f64,
+    pub kind: ReadKind,
+}
+
+/// What to do with a decoded read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Settle as the decoder says (corrected, RAID, uncorrectable, or retry if the decoder
+    /// has steps left).
+    AsDecoded,
+    /// Return the data as read, errors and all.
+    Raw,
+    /// Sense, transfer and decode again.
+    Retry,
+}
+
+/// Read-retry control.
+pub trait ReadRetry {
+    /// After a sense, before the data leaves the die: whether the die senses again at once
+    /// (an in-die retry: no transfer, no decode of the failed data).
+    fn retry_in_die(&mut self, _a: &Attempt) -> bool {
+        false
+    }
+
+    /// After a decode: `decoder_retries` says whether the decoder would try another step.
+    fn after_decode(&mut self, _a: &Attempt, _decoder_retries: bool) -> Verdict {
+        Verdict::AsDecoded
+    }
+}
+
+/// How an erase runs: `loops` erase-and-verify loops of `loop_ns` each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErasePlan {
+    pub loops: u32,
+    pub loop_ns: Time,
+}
+
+/// Erase control.
+pub trait EraseControl {
+    /// How the erase of `block` runs; `base_ns` is `timing.erase_us`.
+    fn erase_plan(&mut self, _block: u32, base_ns: Time) -> ErasePlan {
+        ErasePlan { loops: 1, loop_ns: base_ns }
+    }
+
+    /// The wear (in effective P/E cycles) the finished erase of `block` adds.
+    fn erase_wear(&mut self, _block: u32) -> f32 {
+        1.0
+    }
+}
+
+/// What a background task may look at.
+pub struct BackgroundCtx<'a> {
+    pub geo: &'a Geometry,
+    pub blocks: &'a BlockManager,
+    /// Planes running a relocation already.
+    pub busy: &'a [bool],
+    pub now: Time,
+    pub clock_h: f64,
+}
+
+/// A relocation a background task asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move {
+    pub plane: u32,
+    pub block: u32,
+    pub reason: &'static str,
+}
+
+/// Background work: periodic tasks that relocate data.
+pub trait Background {
+    /// Time between runs of [`Self::run`]; `None` for no periodic task.
+    /// `retention_scale` is `physics.retention_scale` (retention hours per real hour).
+    fn period_ns(&self, _retention_scale: f64) -> Option<Time> {
+        None
+    }
+
+    /// Relocations to start now, each in an idle plane.
+    fn run(&mut self, _ctx: &BackgroundCtx, _moves: &mut Vec<Move>) {}
+}
+
+/// Where a host request is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// By the SSD.
+    Device,
+    /// By a backing device behind the SSD, in `ns`.
+    Backing { ns: Time },
+}
+
+/// A cache tier: a request may be served by a backing device behind the SSD.
+pub trait CacheTier {
+    fn route(&mut self, _r: &Request, _now: Time) -> Route {
+        Route::Device
+    }
+}
+
+/// Observation: told of every change, changes nothing.
+pub trait Observer {
+    /// A physical page became valid or stale.
+    fn validity(&mut self, _ppn: u32, _valid: bool) {}
+    /// A block was erased.
+    fn erased(&mut self, _block: u32) {}
+    /// The device was preconditioned.
+    fn preconditioned(&mut self, _blocks: &BlockManager) {}
+    /// Invariants of the scheme's own state.
+    fn check(&self, _blocks: &BlockManager) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What a scheme may adjust when the simulator is built.
+pub struct SetupCtx<'a> {
+    pub geo: &'a Geometry,
+    pub blocks: &'a mut BlockManager,
+    /// Free blocks per plane below which cleaning starts, and below which it is urgent.
+    pub gc_threshold_blocks: &'a mut u32,
+    pub gc_hard_blocks: &'a mut u32,
+}
+
+/// Relocations a scheme's tasks made, by reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskCounts {
+    /// (reason, blocks relocated, pages moved).
+    pub by_reason: Vec<(&'static str, u64, u64)>,
+}
+
+impl TaskCounts {
+    pub fn entry(&mut self, reason: &'static str) -> &mut (&'static str, u64, u64) {
+        let i = match self.by_reason.iter().position(|e| e.0 == reason) {
+            Some(i) => i,
+            None => {
+                self.by_reason.push((reason, 0, 0));
+                self.by_reason.len() - 1
+            }
+        };
+        &mut self.by_reason[i]
+    }
+
+    /// (blocks, pages) relocated for `reason`.
+    pub fn get(&self, reason: &str) -> (u64, u64) {
+        self.by_reason.iter().find(|e| e.0 == reason).map_or((0, 0), |e| (e.1, e.2))
+    }
+}
+
+/// A scheme: a bundle of hook implementations and its parameters.
+pub trait Technique:
+    Placement + ProgramModes + Cleaning + FreeBlocks + ReadPath + ReadRetry + EraseControl + Background + CacheTier + Observer
+{
+    /// Adjusts the device when the simulator is built (streams' page layouts, reserves).
+    fn set_up(&mut self, _ctx: &mut SetupCtx) {}
+
+    /// The scheme's report sections, by top-level report key.
+    fn report(&self, _tasks: &TaskCounts, _sections: &mut serde_json::Map<String, serde_json::Value>) {}
+}

@@ -1,0 +1,165 @@
+//! Schemes joined with `+`: each hook goes to the part that claims it (the baseline when
+//! none does); observation and the report go to every part.
+
+use super::baseline::Baseline;
+use super::hooks::*;
+use crate::ftl::blocks::BlockManager;
+use crate::ftl::policy::WearLeveler;
+use crate::host::Request;
+use crate::physics::{Ispp, ProgramMode};
+use crate::sim::Time;
+
+pub struct Joined {
+    parts: Vec<Box<dyn Technique>>,
+    /// Index into `parts` of the part that claims each hook (by `Hook as usize`).
+    owner: [Option<u8>; Hook::ALL.len()],
+    baseline: Baseline,
+}
+
+impl Joined {
+    /// Parts with the hooks each claims (checked disjoint by the registry).
+    pub fn new(parts: Vec<(Box<dyn Technique>, &'static [Hook])>) -> Joined {
+        let mut owner = [None; Hook::ALL.len()];
+        for (i, (_, hooks)) in parts.iter().enumerate() {
+            for &h in hooks.iter() {
+                debug_assert!(owner[h as usize].is_none(), "hook {} claimed twice", h.name());
+                owner[h as usize] = Some(i as u8);
+            }
+        }
+        Joined { parts: parts.into_iter().map(|(p, _)| p).collect(), owner, baseline: Baseline }
+    }
+
+    /// Whether any part observes (the baseline has nothing to observe).
+    pub fn observed(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
+    fn part(&mut self, h: Hook) -> &mut dyn Technique {
+        match self.owner[h as usize] {
+            Some(i) => &mut *self.parts[i as usize],
+            None => &mut self.baseline,
+        }
+    }
+
+    fn part_ref(&self, h: Hook) -> &dyn Technique {
+        match self.owner[h as usize] {
+            Some(i) => &*self.parts[i as usize],
+            None => &self.baseline,
+        }
+    }
+}
+
+impl Placement for Joined {
+    fn host_write(&mut self, w: &HostWrite) {
+        self.part(Hook::Placement).host_write(w)
+    }
+    fn target(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, plane: u32) -> Target {
+        self.part(Hook::Placement).target(ctx, lpn, kind, plane)
+    }
+    fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: u32, stream: u32) {
+        self.part(Hook::Placement).placed(ctx, lpn, kind, ppn, stream)
+    }
+}
+
+impl ProgramModes for Joined {
+    fn mode(&self, ppn: u32) -> Option<ProgramMode> {
+        self.part_ref(Hook::ProgramMode).mode(ppn)
+    }
+    fn algorithm(&self, ppn: u32) -> Option<Ispp> {
+        self.part_ref(Hook::ProgramMode).algorithm(ppn)
+    }
+    fn time_factor(&mut self, ppn: u32, mode: ProgramMode) -> f64 {
+        self.part(Hook::ProgramMode).time_factor(ppn, mode)
+    }
+}
+
+impl Cleaning for Joined {
+    fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
+        self.part(Hook::Cleaning).victim(ctx)
+    }
+    fn copy_order(&mut self, pages: &mut [u32]) {
+        self.part(Hook::Cleaning).copy_order(pages)
+    }
+}
+
+impl FreeBlocks for Joined {
+    fn wear_leveler(&mut self) -> Option<Box<dyn WearLeveler>> {
+        self.part(Hook::FreeBlocks).wear_leveler()
+    }
+}
+
+impl ReadPath for Joined {
+    fn read_copy(&mut self, lpn: u32, ppn: u32) -> u32 {
+        self.part(Hook::ReadPath).read_copy(lpn, ppn)
+    }
+    fn sensed(&mut self, blocks: &BlockManager, ppn: u32, kind: ReadKind) -> Option<&'static str> {
+        self.part(Hook::ReadPath).sensed(blocks, ppn, kind)
+    }
+}
+
+impl ReadRetry for Joined {
+    fn retry_in_die(&mut self, a: &Attempt) -> bool {
+        self.part(Hook::ReadRetry).retry_in_die(a)
+    }
+    fn after_decode(&mut self, a: &Attempt, decoder_retries: bool) -> Verdict {
+        self.part(Hook::ReadRetry).after_decode(a, decoder_retries)
+    }
+}
+
+impl EraseControl for Joined {
+    fn erase_plan(&mut self, block: u32, base_ns: Time) -> ErasePlan {
+        self.part(Hook::Erase).erase_plan(block, base_ns)
+    }
+    fn erase_wear(&mut self, block: u32) -> f32 {
+        self.part(Hook::Erase).erase_wear(block)
+    }
+}
+
+impl Background for Joined {
+    fn period_ns(&self, retention_scale: f64) -> Option<Time> {
+        self.part_ref(Hook::Background).period_ns(retention_scale)
+    }
+    fn run(&mut self, ctx: &BackgroundCtx, moves: &mut Vec<Move>) {
+        self.part(Hook::Background).run(ctx, moves)
+    }
+}
+
+impl CacheTier for Joined {
+    fn route(&mut self, r: &Request, now: Time) -> Route {
+        self.part(Hook::CacheTier).route(r, now)
+    }
+}
+
+impl Observer for Joined {
+    fn validity(&mut self, ppn: u32, valid: bool) {
+        for p in &mut self.parts {
+            p.validity(ppn, valid);
+        }
+    }
+    fn erased(&mut self, block: u32) {
+        for p in &mut self.parts {
+            p.erased(block);
+        }
+    }
+    fn preconditioned(&mut self, blocks: &BlockManager) {
+        for p in &mut self.parts {
+            p.preconditioned(blocks);
+        }
+    }
+    fn check(&self, blocks: &BlockManager) -> Result<(), String> {
+        self.parts.iter().try_for_each(|p| p.check(blocks))
+    }
+}
+
+impl Technique for Joined {
+    fn set_up(&mut self, ctx: &mut SetupCtx) {
+        for p in &mut self.parts {
+            p.set_up(ctx);
+        }
+    }
+    fn report(&self, tasks: &TaskCounts, sections: &mut serde_json::Map<String, serde_json::Value>) {
+        for p in &self.parts {
+            p.report(tasks, sections);
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Techniques as schemes. A scheme is a named bundle of hook implementations
+//! ([`hooks`]) and its parameters; the engine calls the hooks at its seams and knows no
+//! scheme by name. This file holds the registry, the one place that maps names to
+//! implementations, and the `[scheme]` configuration section.
+//!
+//! `scheme.name` selects a scheme, or joins several with `+` when they override disjoint
+//! hooks (`"a+b"`). A technique's keys live in its own sub-table (`[scheme.approxftl]`);
+//! a scheme uses some of them, and a key it does not use is an error.
+
+pub mod approxftl;
+pub mod baseline;
+pub mod hooks;
+mod joined;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use hooks::*;
+pub use joined::Joined;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::nand::Geometry;
+
+/// A registered scheme.
+pub struct SchemeInfo {
+    pub name: &'static str,
+    /// One line for `xlssd schemes`.
+    pub description: &'static str,
+    /// The hooks it overrides.
+    pub hooks: &'static [Hook],
+    /// The sub-table of `[scheme]` holding its technique's keys, if any, and the keys of it
+    /// this scheme uses.
+    pub table: Option<&'static str>,
+    pub keys: &'static [&'static str],
+    /// Host write streams it needs (each with an open block per plane).
+    pub streams: u32,
+    pub build: fn(&BuildCtx) -> Result<Box<dyn Technique>>,
+}
+
+/// A technique's configuration sub-table.
+pub struct TableInfo {
+    pub name: &'static str,
+    /// Parses the table over its defaults and validates it; errors name keys under
+    /// `prefix`. Returns every key, resolved.
+    pub resolve: fn(&serde_json::Value, &str) -> Result<serde_json::Value>,
+    /// Report sections the technique writes, as they read when none of its schemes runs
+    /// (so that every report has the same keys whatever the scheme): key and value, given
+    /// the scheme's name.
+    pub idle_report: fn(&str) -> (&'static str, serde_json::Value),
+}
+
+/// What building a scheme may use.
+pub struct BuildCtx<'a> {
+    pub cfg: &'a Config,
+    pub geo: &'a Geometry,
+    pub logical_pages: u64,
+    /// The scheme's technique table, resolved (every key the scheme uses).
+    pub table: Option<&'a serde_json::Value>,
+}
+
+/// Every scheme, baselines included.
+pub const SCHEMES: &[SchemeInfo] = &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL];
+
+/// Every technique table.
+pub const TABLES: &[TableInfo] = &[approxftl::TABLE];
+
+/// Looks a scheme up by name.
+pub fn scheme(name: &str) -> Option<&'static SchemeInfo> {
+    SCHEMES.iter().find(|s| s.name == name)
+}
+
+/// Names that belong to techniques (schemes other than the baseline, and their tables):
+/// none may appear in the engine's layers.
+pub fn technique_names() -> Vec<&'static str> {
+    let schemes = SCHEMES.iter().filter(|s| s.name != baseline::BASELINE.name).map(|s| s.name);
+    let mut names: Vec<&str> = schemes.chain(TABLES.iter().map(|t| t.name)).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The `[scheme]` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SchemeConfig {
+    /// A registered scheme, or several joined with `+`.
+    pub name: String,
+    /// Technique sub-tables, by table name.
+    #[serde(flatten)]
+    pub tables: BTreeMap<String, serde_json::Value>,
+}
+
+impl Default for SchemeConfig {
+    fn default() -> Self {
+        SchemeConfig { name: baseline::BASELINE.name.to_string(), tables: BTreeMap::new() }
+    }
+}
+
+fn err(key: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::Config { key: key.into(), message: message.into() }
+}
+
+impl SchemeConfig {
+    /// The schemes `name` joins, checked: each registered, none twice, no hook claimed by
+    /// two of them.
+    pub fn parts(&self) -> Result<Vec<&'static SchemeInfo>> {
+        let mut parts: Vec<&'static SchemeInfo> = Vec::new();
+        for n in self.name.split('+').map(str::trim) {
+            let Some(info) = scheme(n) else {
+                let known: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
+                return Err(err(
+                    "scheme.name",
+                    format!("`{}`: unknown scheme `{n}`; schemes are: {} (see `xlssd schemes`)", self.name, known.join(", ")),
+                ));
+            };
+            if parts.iter().any(|p| p.name == info.name) {
+                return Err(err("scheme.name", format!("`{}` names scheme `{n}` twice", self.name)));
+            }
+            for p in &parts {
+                if let Some(h) = p.hooks.iter().find(|h| info.hooks.contains(h)) {
+                    return Err(err(
+                        "scheme.name",
+                        format!("`{}`: schemes `{}` and `{}` both override the {} hook", self.name, p.name, info.name, h.name()),
+                    ));
+                }
+            }
+            parts.push(info);
+        }
+        Ok(parts)
+    }
+
+    /// Host write streams the schemes need.
+    pub fn streams(&self) -> u32 {
+        self.parts().map(|p| p.iter().map(|s| s.streams).max().unwrap_or(1)).unwrap_or(1)
+    }
+
+    /// The section with every technique table the schemes use resolved to the keys they
+    /// use, defaults filled in. A table, or a key of it, that no selected scheme uses is an
+    /// error naming it.
+    pub fn resolved(&self) -> Result<SchemeConfig> {
+        let parts = self.parts()?;
+        for (key, value) in &self.tables {
+            let Some(table) = TABLES.iter().find(|t| t.name == key) else {
+                let tables: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+                return Err(err(
+                    format!("scheme.{key}"),
+                    format!("unknown key: expected `name` or a technique table ({})", tables.join(", ")),
+                ));
+            };
+            if !parts.iter().any(|p| p.table == Some(table.name)) {
+                let users: Vec<&str> = SCHEMES.iter().filter(|s| s.table == Some(table.name)).map(|s| s.name).collect();
+                return Err(err(
+                    format!("scheme.{key}"),
+                    format!(
+                        "keys of technique `{key}`, used by schemes {}, but scheme.name is `{}`",
+                        users.join(", "),
+                        self.name
+                    ),
+                ));
+            }
+            if !value.is_object() {
+                return Err(err(format!("scheme.{key}"), format!("value {value} is not a table")));
+            }
+        }
+        let mut tables = BTreeMap::new();
+        for table in TABLES {
+            let users: Vec<&SchemeInfo> = parts.iter().copied().filter(|p| p.table == Some(table.name)).collect();
+            if users.is_empty() {
+                continue;
+            }
+            let prefix = format!("scheme.{}", table.name);
+            let empty = serde_json::Value::Object(Default::default());
+            let raw = self.tables.get(table.name).unwrap_or(&empty);
+            let full = (table.resolve)(raw, &prefix)?;
+            let used = |k: &str| users.iter().any(|u| u.keys.contains(&k));
+            for k in raw.as_object().into_iter().flat_map(|o| o.keys()) {
+                if !used(k) {
+                    let by: Vec<&str> =
+                        SCHEMES.iter().filter(|s| s.table == Some(table.name) && s.keys.contains(&k.as_str())).map(|s| s.name).collect();
+                    return Err(err(
+                        format!("{prefix}.{k}"),
+                        format!("is used by scheme {} only, not by `{}`", by.join(", "), self.name),
+                    ));
+                }
+            }
+            let kept: serde_json::Map<String, serde_json::Value> =
+                full.as_object().into_iter().flatten().filter(|(k, _)| used(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            tables.insert(table.name.to_string(), serde_json::Value::Object(kept));
+        }
+        Ok(SchemeConfig { name: self.name.clone(), tables })
+    }
+
+    /// The hooks the schemes override.
+    pub fn hooks(&self) -> Result<HookSet> {
+        Ok(HookSet(self.parts()?.iter().fold(0, |acc, p| acc | HookSet::of(p.hooks).0)))
+    }
+}
+
+/// Builds the scheme `cfg.scheme` names, joined into one.
+pub fn build(cfg: &Config, geo: &Geometry, logical_pages: u64) -> Result<(Joined, HookSet)> {
+    let resolved = cfg.scheme.resolved()?;
+    let mut parts = Vec::new();
+    for info in resolved.parts()? {
+        let table = info.table.and_then(|t| resolved.tables.get(t));
+        let ctx = BuildCtx { cfg, geo, logical_pages, table };
+        if info.name != baseline::BASELINE.name {
+            parts.push(((info.build)(&ctx)?, info.hooks));
+        }
+    }
+    Ok((Joined::new(parts), resolved.hooks()?))
+}
+
+/// The technique sections of a report: every technique's idle sections, replaced by those
+/// the running scheme writes.
+pub fn report_sections(
+    scheme: &Joined,
+    name: &str,
+    tasks: &TaskCounts,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut sections = serde_json::Map::new();
+    for t in TABLES {
+        let (key, value) = (t.idle_report)(name);
+        sections.insert(key.to_string(), value);
+    }
+    scheme.report(tasks, &mut sections);
+    sections
+}
+
+/// Every scheme as `xlssd schemes` lists it.
+pub fn describe() -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = SCHEMES
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "name": s.name,
+                "hooks": s.hooks.iter().map(|h| h.name()).collect::<Vec<_>>(),
+                "table": s.table,
+                "keys": s.keys,
+                "description": s.description,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
