@@ -109,3 +109,32 @@ def test_address_beyond_capacity_is_an_error_unless_wrapped(cli, tmp_path):
 def test_check_flag_runs_the_invariant_checker(cli):
     p = cli("run", "--check", "--workload", "n=4000,rw=randwrite", "--quiet")
     assert p.returncode == 0, p.stderr
+
+
+def test_schemes_lists_every_scheme_with_its_hooks(cli):
+    p = cli("schemes")
+    assert p.returncode == 0, p.stderr
+    for name in ("baseline", "delta_b", "vth_b", "approxftl"):
+        assert name in p.stdout
+    assert "placement, program_mode, cleaning, free_blocks, erase, background" in p.stdout
+    rows = json.loads(cli("schemes", "--json").stdout)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["baseline"]["hooks"] == []
+    assert by_name["vth_b"]["hooks"] == ["placement", "program_mode", "erase"]
+    assert "hot_max_bytes" in by_name["approxftl"]["keys"] and "hot_max_bytes" not in by_name["delta_b"]["keys"]
+
+
+def test_bad_scheme_keys_are_clear_errors(cli, tmp_path):
+    out = tmp_path / "r.json"
+    base = ("run", "--quiet", "--workload", "n=100", "--json", str(out), "--set", "ftl.overprovisioning=0.25")
+    for sets, fragments in [
+        (("scheme.name=approxftl", "scheme.approxftl.chb_precise_speedup=1.5"),
+         ("scheme.approxftl.chb_precise_speedup", "1.5", "[0, 1)")),
+        (("scheme.name=delta_b", "scheme.approxftl.refresh_h=10"), ("scheme.approxftl.refresh_h", "delta_b")),
+        (("scheme.name=approxftl", "gc.policy=fifo"), ("gc.policy", "approxftl")),
+        (("scheme.name=nope",), ("scheme.name", "unknown scheme `nope`")),
+    ]:
+        p = cli(*base, *[a for s in sets for a in ("--set", s)])
+        assert p.returncode == 2, (sets, p.stderr)
+        assert all(f in p.stderr for f in fragments), (sets, p.stderr)
+        assert "Traceback" not in p.stderr and not out.exists()

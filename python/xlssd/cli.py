@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--payload-out", metavar="FILE", help="write the payload as the host would read it back")
 
     sub.add_parser("presets", help="list device presets")
+    schemes = sub.add_parser("schemes", help="list schemes (techniques and baselines) with the hooks they override",
+                             description="Every scheme `scheme.name` accepts: the hooks it overrides, the keys of "
+                                         "its technique table it uses, and what it does.")
+    schemes.add_argument("--json", action="store_true", help="print the list as JSON")
 
     ecc = sub.add_parser("ecc", help="error-correcting code calculators", description="BCH code calculators (seed 001, Eq. 2).")
     ecc_sub = ecc.add_subparsers(dest="ecc_command", required=True, metavar="COMMAND")
@@ -229,6 +233,20 @@ def _cmd_presets(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_schemes(args: argparse.Namespace) -> int:
+    rows = json.loads(_core.schemes())
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        hooks = ", ".join(r["hooks"]) or "none (every hook at its default)"
+        print(f"{r['name']:12} {r['description']}")
+        print(f"{'':12}   hooks: {hooks}")
+        if r["table"]:
+            print(f"{'':12}   keys:  [scheme.{r['table']}] {', '.join(r['keys'])}")
+    return 0
+
+
 def _cmd_ecc(args: argparse.Namespace) -> int:
     if args.ecc_command == "required-t":
         found = _core.ecc_required_t(args.rber, args.uber, args.k, args.m)
@@ -309,6 +327,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": _cmd_run,
     "presets": _cmd_presets,
+    "schemes": _cmd_schemes,
     "ecc": _cmd_ecc,
     "physics": _cmd_physics,
     "reproduce": _cmd_reproduce,

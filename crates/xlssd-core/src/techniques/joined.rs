@@ -163,3 +163,68 @@ impl Technique for Joined {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part that overrides one hook and records what it was asked.
+    struct Part {
+        stream: u32,
+        erase_wear: f32,
+        validity_seen: u32,
+    }
+    impl Placement for Part {
+        fn target(&mut self, ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _plane: u32) -> Target {
+            Target { stream: self.stream, ..ctx.default }
+        }
+    }
+    impl EraseControl for Part {
+        fn erase_wear(&mut self, _block: u32) -> f32 {
+            self.erase_wear
+        }
+    }
+    impl Observer for Part {
+        fn validity(&mut self, _ppn: u32, _valid: bool) {
+            self.validity_seen += 1;
+        }
+        fn check(&self, _blocks: &BlockManager) -> Result<(), String> {
+            if self.validity_seen == 2 { Err(format!("part with stream {} saw two changes", self.stream)) } else { Ok(()) }
+        }
+    }
+    impl ProgramModes for Part {}
+    impl Cleaning for Part {}
+    impl FreeBlocks for Part {}
+    impl ReadPath for Part {}
+    impl ReadRetry for Part {}
+    impl Background for Part {}
+    impl CacheTier for Part {}
+    impl Technique for Part {}
+
+    #[test]
+    fn each_hook_goes_to_its_part_and_observation_to_all() {
+        let placing = Box::new(Part { stream: 7, erase_wear: 9.0, validity_seen: 0 });
+        let erasing = Box::new(Part { stream: 8, erase_wear: 0.5, validity_seen: 0 });
+        let mut j = Joined::new(vec![(placing, &[Hook::Placement]), (erasing, &[Hook::Erase])]);
+        let geo = crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 2));
+        let mut blocks = BlockManager::new(&geo, 2);
+        let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
+        let mut ctx = PlaceCtx {
+            geo: &geo,
+            blocks: &mut blocks,
+            picker: &mut picker,
+            relocating: None,
+            default: Target { stream: 0, privileged: true },
+            clock_h: 0.0,
+        };
+        assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });
+        assert_eq!(j.erase_wear(0), 0.5);
+        // Hooks nobody claims are the baseline's.
+        assert_eq!(j.erase_plan(0, 1_000), ErasePlan { loops: 1, loop_ns: 1_000 });
+        assert_eq!(j.read_copy(3, 42), 42);
+        j.validity(1, true);
+        assert!(j.check(&blocks).is_ok());
+        j.validity(1, false);
+        assert_eq!(j.check(&blocks).unwrap_err(), "part with stream 7 saw two changes");
+    }
+}

@@ -244,3 +244,87 @@ pub fn describe() -> serde_json::Value {
         .collect();
     serde_json::Value::Array(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(toml: &str) -> Result<Config> {
+        Config::from_toml_str(toml)
+    }
+
+    fn message(toml: &str) -> String {
+        parse(toml).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn technique_keys_are_validated_with_key_value_and_range() {
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nchb_precise_speedup = 1.5\n");
+        assert!(m.contains("scheme.approxftl.chb_precise_speedup") && m.contains("1.5") && m.contains("[0, 1)"), "{m}");
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nrefresh_h = -1.0\n");
+        assert!(m.contains("scheme.approxftl.refresh_h"), "{m}");
+        let m = message("[scheme]\nname = \"vth_b\"\n[scheme.approxftl]\nlba_ranges = [[10, 5]]\n");
+        assert!(m.contains("scheme.approxftl.lba_ranges[0]") && m.contains("start < end"), "{m}");
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nhot_max_bytez = 1\n");
+        assert!(m.contains("scheme.approxftl.hot_max_bytez") && m.contains("unknown field"), "{m}");
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nhot_max_bytes = \"big\"\n");
+        assert!(m.contains("scheme.approxftl.hot_max_bytes"), "{m}");
+    }
+
+    #[test]
+    fn keys_a_scheme_does_not_use_are_errors() {
+        let m = message("[scheme]\nname = \"delta_b\"\n[scheme.approxftl]\nhot_max_bytes = 4096\n");
+        assert!(m.contains("scheme.approxftl.hot_max_bytes") && m.contains("approxftl only") && m.contains("delta_b"), "{m}");
+        let m = message("[scheme.approxftl]\nlba_ranges = [[0, 8]]\n");
+        assert!(m.contains("`scheme.approxftl`") && m.contains("`baseline`"), "{m}");
+        let m = message("[scheme]\nname = \"baseline\"\nnme = 3\n");
+        assert!(m.contains("scheme.nme") && m.contains("unknown key"), "{m}");
+    }
+
+    #[test]
+    fn scheme_names_are_checked_and_joined_schemes_may_not_share_a_hook() {
+        let m = message("[scheme]\nname = \"approxfl\"\n");
+        assert!(m.contains("scheme.name") && m.contains("approxfl") && m.contains("delta_b, vth_b, approxftl"), "{m}");
+        let m = message("[scheme]\nname = \"vth_b+approxftl\"\n");
+        assert!(m.contains("`vth_b` and `approxftl` both override the placement hook"), "{m}");
+        let m = message("[scheme]\nname = \"delta_b+delta_b\"\n");
+        assert!(m.contains("twice"), "{m}");
+        // The baseline overrides nothing, so it joins anything.
+        let cfg = parse("[ftl]\noverprovisioning = 0.25\n[scheme]\nname = \"baseline+approxftl\"\n").unwrap();
+        assert_eq!(cfg.scheme.hooks().unwrap(), HookSet::of(approxftl::APPROXFTL.hooks));
+    }
+
+    #[test]
+    fn engine_keys_a_scheme_overrides_are_errors() {
+        let m = message("[scheme]\nname = \"approxftl\"\n[gc]\npolicy = \"fifo\"\n");
+        assert!(m.contains("gc.policy") && m.contains("approxftl") && m.contains("GC victims"), "{m}");
+        let m = message("[scheme]\nname = \"approxftl\"\n[wl]\nstatic = false\n");
+        assert!(m.contains("`wl`") && m.contains("approxftl"), "{m}");
+        // Schemes that keep the engine's victims and wear levelling accept them.
+        assert!(parse("[scheme]\nname = \"vth_b\"\n[gc]\npolicy = \"fifo\"\n[wl]\nstatic = false\n").is_ok());
+    }
+
+    #[test]
+    fn the_resolved_section_holds_the_keys_the_scheme_uses_and_parses_again() {
+        let cfg = parse("[scheme]\nname = \"delta_b\"\n[scheme.approxftl]\npromote_after = 3\n").unwrap();
+        let table = cfg.scheme.tables["approxftl"].as_object().unwrap();
+        let keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        assert_eq!(keys, vec!["lba_ranges", "lba_ranges_file", "promote_after"]);
+        assert_eq!(table["promote_after"], 3);
+        let again = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap();
+        assert_eq!(again.scheme, cfg.scheme);
+        // Every key of the approxftl scheme, with seed 000's defaults.
+        let cfg = parse("[ftl]\noverprovisioning = 0.25\n[scheme]\nname = \"approxftl\"\n").unwrap();
+        assert_eq!(cfg.scheme.tables["approxftl"].as_object().unwrap().len(), approxftl::APPROXFTL.keys.len());
+        assert_eq!(cfg.scheme.tables["approxftl"]["chb_precise_speedup"], 0.24);
+    }
+
+    #[test]
+    fn every_scheme_is_listed_with_its_hooks() {
+        let listed = describe();
+        let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl"]);
+        assert_eq!(listed[3]["hooks"][0], "placement");
+        assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
+    }
+}
