@@ -61,6 +61,10 @@ struct Case {
     /// `None`: open loop with this mean gap in µs; `Some(qd)`: closed loop.
     closed_qd: Option<u32>,
     mean_gap_us: f64,
+    /// The scheme (`scheme.name`), and the share of addresses whose writes are flagged
+    /// approximate.
+    scheme: &'static str,
+    approx_share: f64,
 }
 
 /// How hard a case pushes the device.
@@ -119,6 +123,8 @@ fn case(heavy: bool) -> impl Strategy<Value = Case> {
             prop::option::of(prop::sample::select(vec![1u32, 2, 4])).boxed()
         },
         prop::sample::select(if heavy { vec![0.0f64, 20.0, 300.0] } else { vec![2000.0] }),
+        prop::sample::select(vec!["baseline", "baseline", "delta_b", "vth_b", "approxftl"]),
+        prop::sample::select(vec![0.0f64, 0.5, 1.0]),
     );
     (geometry, ftl, controller, workload).prop_map(move |(g, f, c, w)| Case {
         channels: g.0,
@@ -161,6 +167,8 @@ fn case(heavy: bool) -> impl Strategy<Value = Case> {
         unaligned: w.4,
         closed_qd: w.5,
         mean_gap_us: w.6,
+        scheme: w.7,
+        approx_share: w.8,
     })
 }
 
@@ -202,6 +210,16 @@ fn config(c: &Case) -> Config {
     cfg.wl.static_enabled = c.wl_static;
     cfg.wl.dynamic = c.wl_dynamic;
     cfg.wl.static_threshold = c.static_threshold;
+    cfg.scheme.name = c.scheme.to_string();
+    if c.scheme != "baseline" {
+        // Approximate writes are about 3D disturbance: two layers per block.
+        cfg.geometry.layers = 2;
+    }
+    if c.scheme == "approxftl" {
+        // It chooses victims and free blocks its own way; the engine's keys stay default.
+        cfg.gc.policy = xlssd_core::config::GcConfig::default().policy;
+        cfg.wl = Default::default();
+    }
     cfg
 }
 
@@ -264,7 +282,9 @@ fn workload(c: &Case, logical_pages: u64) -> (Vec<Request>, Sent) {
                 sent.write_pages += n_pages;
             }
         }
-        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx: false });
+        // The flag is fixed by the address (no draw, so the other choices stay as they were).
+        let approx = ((lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64) < c.approx_share;
+        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx });
     }
     (reqs, sent)
 }
@@ -495,6 +515,8 @@ fn dynamic_flush_limit_case() -> Case {
         cmd_ns: 0, dram_ns: 0, interface_gbps: 0.0, wrap: true, wl_seed: 13128626559615166616,
         requests: 1055, read_fraction: 0.0, hot_fraction: 0.0, unaligned: false, closed_qd: None,
         mean_gap_us: 2000.0,
+        scheme: "baseline",
+        approx_share: 0.0,
     }
 }
 
@@ -533,6 +555,8 @@ fn regression_dynamic_allocation_one_request_at_a_time_does_not_stall() {
         cmd_ns: 0, dram_ns: 0, interface_gbps: 2.0, wrap: true, wl_seed: 6905442640445064399,
         requests: 1160, read_fraction: 0.0, hot_fraction: 0.0, unaligned: true, closed_qd: Some(1),
         mean_gap_us: 20.0,
+        scheme: "baseline",
+        approx_share: 0.0,
     };
     check_case(&c).unwrap();
     let mut fine = c.clone();
@@ -557,6 +581,8 @@ fn regression_dynamic_allocation_burst_does_not_stall() {
         cmd_ns: 0, dram_ns: 200, interface_gbps: 0.0, wrap: false, wl_seed: 4739114321430618804,
         requests: 923, read_fraction: 0.0, hot_fraction: 0.0, unaligned: false, closed_qd: None,
         mean_gap_us: 0.0,
+        scheme: "baseline",
+        approx_share: 0.0,
     };
     check_case(&c).unwrap();
 }
@@ -572,6 +598,8 @@ fn static_wl_livelock_case() -> Case {
         cmd_ns: 100, dram_ns: 200, interface_gbps: 2.0, wrap: false, wl_seed: 6612277698912736768,
         requests: 828, read_fraction: 0.3, hot_fraction: 0.8, unaligned: false, closed_qd: Some(32),
         mean_gap_us: 20.0,
+        scheme: "baseline",
+        approx_share: 0.0,
     }
 }
 
