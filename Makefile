@@ -19,7 +19,7 @@ demo: build
 	xlssd run --preset tiny --json out/demo-report.json
 
 test: build browser
-	cargo test --release -p xlssd-core
+	cargo test --profile test-release -p xlssd-core
 	$(PY) -m pytest -q
 
 bench: build

@@ -36,7 +36,7 @@ pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) ->
     match workload {
         Workload::Synthetic(w) => {
             w.validate("workload")?;
-            let seed = engine::stream_seed(cfg.seed, engine::SEED_WORKLOAD);
+            let seed = sim::seed::stream_seed(cfg.seed, sim::seed::SEED_WORKLOAD);
             Ok(Box::new(SyntheticSource::new(w, logical_sectors, seed)?))
         }
         Workload::Trace { path, format, skip_bad_lines } => open_trace(path, *format, *skip_bad_lines),

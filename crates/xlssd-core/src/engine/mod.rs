@@ -235,21 +235,7 @@ pub struct Simulator<'s> {
     setup_s: f64,
 }
 
-/// Derives an independent seed for one concern from the run's seed.
-pub(crate) fn stream_seed(seed: u64, concern: u64) -> u64 {
-    // SplitMix64 finaliser: nearby seeds and concerns give unrelated streams.
-    let mut z = seed ^ concern.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-pub(crate) const SEED_WORKLOAD: u64 = 1;
-const SEED_GC: u64 = 2;
-const SEED_PRECONDITION: u64 = 3;
-const SEED_PHYSICS: u64 = 4;
-const SEED_AGING: u64 = 5;
-const SEED_PAYLOAD: u64 = 6;
+pub(crate) use crate::sim::seed::{stream_seed, SEED_AGING, SEED_GC, SEED_PAYLOAD, SEED_PHYSICS, SEED_PRECONDITION};
 
 impl<'s> Simulator<'s> {
     pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {

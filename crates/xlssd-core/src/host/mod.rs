@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 
 /// Bytes in one logical block address (sector), the unit every trace format is converted to.
-pub const SECTOR_BYTES: u64 = 512;
+pub use crate::nand::SECTOR_BYTES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -205,7 +205,7 @@ impl RequestSource for SyntheticSource {
 /// A slot's place in [0, 1), fixed by the slot alone, so that the approximate region of a
 /// workload is the same on every visit and takes no draw from the request stream.
 fn unit_hash(x: u64) -> f64 {
-    (crate::engine::stream_seed(x, 0x6170_7072_6f78) >> 11) as f64 / (1u64 << 53) as f64
+    (crate::sim::stream_seed(x, 0x6170_7072_6f78) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// A bijection of `0..n` needing O(1) memory: `i -> (a*i + b) mod n` with `a` coprime to

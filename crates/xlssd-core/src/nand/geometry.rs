@@ -65,7 +65,7 @@ impl Geometry {
     }
 
     pub fn sectors_per_page(&self) -> u64 {
-        self.page_size as u64 / crate::host::SECTOR_BYTES
+        self.page_size as u64 / crate::nand::SECTOR_BYTES
     }
 
     #[inline]

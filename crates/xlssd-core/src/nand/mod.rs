@@ -7,3 +7,6 @@ mod timing;
 
 pub use geometry::{Geometry, PageAddr};
 pub use timing::Timing;
+
+/// Bytes per sector, the unit of host addresses.
+pub const SECTOR_BYTES: u64 = 512;

@@ -1,8 +1,10 @@
 //! The discrete-event engine: a clock in nanoseconds and a queue of pending events.
 
 mod queue;
+pub mod seed;
 
 pub use queue::EventQueue;
+pub use seed::stream_seed;
 
 /// Simulated time in nanoseconds.
 pub type Time = u64;
