@@ -7,7 +7,7 @@ use crate::controller::txn::OpClass;
 use crate::sim::Time;
 
 /// Most planes a multi-plane command can span.
-pub const MAX_PLANES: usize = crate::config::MAX_PLANES_PER_DIE as usize;
+pub const MAX_PLANES: usize = crate::nand::config::MAX_PLANES_PER_DIE as usize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {

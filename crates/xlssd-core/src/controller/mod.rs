@@ -3,5 +3,6 @@
 
 pub mod buffer;
 pub mod cmt;
+pub mod config;
 pub mod die;
 pub mod txn;

@@ -2,4 +2,5 @@
 //! retries and success. BCH (seed 001) and the LDPC decoding flow (seed 002).
 
 pub mod bch;
+pub mod config;
 pub mod ldpc;

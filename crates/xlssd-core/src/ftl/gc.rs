@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::config::GcPolicy;
+use super::config::GcPolicy;
 use crate::ftl::blocks::BlockManager;
 use crate::ftl::policy::VictimSelector;
 use crate::sim::Time;

@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod blocks;
+pub mod config;
 pub mod gc;
 pub mod mapping;
 pub mod policy;

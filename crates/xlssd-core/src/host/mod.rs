@@ -3,6 +3,7 @@
 //! memory does not grow with the length of a trace.
 
 pub mod blkparse;
+pub mod config;
 pub mod detect;
 pub mod msr;
 pub mod mqsim;

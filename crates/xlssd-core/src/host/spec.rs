@@ -3,7 +3,7 @@
 //! without a config file. A spec overrides the keys it names and keeps the others from a
 //! base config.
 
-use crate::config::{RwMode, WorkloadConfig};
+use super::config::{RwMode, WorkloadConfig};
 use crate::error::{Error, Result};
 
 /// Every key a spec may set, in the order messages list them.

@@ -10,7 +10,7 @@ use rand_distr::{Distribution, Exp1, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{Op, Request, RequestSource, SECTOR_BYTES};
-use crate::config::{RwMode, WorkloadConfig};
+use super::config::{RwMode, WorkloadConfig};
 use crate::error::{Error, Result};
 
 /// Requests described by a [`WorkloadConfig`]. The addressed space is cut into `bs`-sized,

@@ -1,4 +1,4 @@
-use crate::config::{CellType, GeometryConfig};
+use super::config::{CellType, GeometryConfig};
 
 /// Derived sizes and address arithmetic of the flash array.
 ///

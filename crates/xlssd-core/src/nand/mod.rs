@@ -1,6 +1,7 @@
 //! The flash array: geometry and addressing, cell and page types, operation latencies and
 //! channel transfer times.
 
+pub mod config;
 mod geometry;
 pub mod state;
 mod timing;

@@ -12,6 +12,7 @@
 pub mod exp_linear;
 pub mod ispp;
 pub mod power_law;
+pub mod config;
 pub mod read_disturb;
 pub mod vth;
 pub mod vth_table;

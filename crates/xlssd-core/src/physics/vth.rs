@@ -25,6 +25,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ProgramMode;
+use crate::config::ranges::{bad, non_negative, positive_f64};
+use crate::error::Result;
 
 /// Parameters of the threshold-voltage model. Voltages in volts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -268,6 +270,62 @@ fn uniform(a: f64, b: f64, h: f64) -> Pmf {
         })
         .collect();
     Pmf { start: lo, mass }
+}
+
+impl VthConfig {
+    /// Every key in range, and every window able to hold its programmed states.
+    pub fn validate(&self) -> Result<()> {
+        let v = self;
+        if !(1..=4).contains(&v.bits_per_cell) {
+            return Err(bad("physics.vth.bits_per_cell", v.bits_per_cell, "1 to 4"));
+        }
+        for (k, x) in [
+            ("physics.vth.erased_sigma_v", v.erased_sigma_v),
+            ("physics.vth.dvpp_v", v.dvpp_v),
+            ("physics.vth.approx_dvpp_factor", v.approx_dvpp_factor),
+            ("physics.vth.lambda_v", v.lambda_v),
+            ("physics.vth.retention_t0_h", v.retention_t0_h),
+            ("physics.vth.reference_pe", v.reference_pe),
+            ("physics.vth.reference_h", v.reference_h),
+            ("physics.vth.grid_step_v", v.grid_step_v),
+        ] {
+            positive_f64(k, x)?;
+        }
+        for (k, x) in [
+            ("physics.vth.disturb_y_v", v.disturb_y_v),
+            ("physics.vth.disturb_z_v", v.disturb_z_v),
+            ("physics.vth.disturb_sigma_frac", v.disturb_sigma_frac),
+            ("physics.vth.lambda_fresh_v", v.lambda_fresh_v),
+            ("physics.vth.lambda_pe_exponent", v.lambda_pe_exponent),
+            ("physics.vth.retention_loss", v.retention_loss),
+            ("physics.vth.retention_sigma_frac", v.retention_sigma_frac),
+            ("physics.vth.retention_pe_exponent", v.retention_pe_exponent),
+        ] {
+            non_negative(k, x)?;
+        }
+        if v.lambda_fresh_v > v.lambda_v {
+            return Err(bad("physics.vth.lambda_fresh_v", v.lambda_fresh_v, "at most physics.vth.lambda_v (noise grows with wear)"));
+        }
+        if v.grid_step_v > 0.05 {
+            return Err(bad("physics.vth.grid_step_v", v.grid_step_v, "at most 0.05 V"));
+        }
+        // Every window must hold its programmed states above the erased state.
+        for mode in ProgramMode::ALL {
+            let (dvpp, vmax) = v.window(mode);
+            let key = match mode {
+                ProgramMode::ApproxVmax => "physics.vth.approx_vmax_v",
+                _ => "physics.vth.vmax_v",
+            };
+            if !(v.first_verify_v > v.erased_mean_v && vmax - dvpp > v.first_verify_v && vmax > v.ispp_start_v) {
+                return Err(bad(
+                    key,
+                    vmax,
+                    &format!("above physics.vth.first_verify_v ({}) by more than one ISPP step ({dvpp} V), with first_verify_v above erased_mean_v and V_max above ispp_start_v", v.first_verify_v),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl VthConfig {

@@ -1,5 +1,6 @@
 //! Measurements taken during a run: latency histograms, counters, busy time and energy.
 
+pub mod config;
 mod latency;
 
 pub use latency::{round3, LatencyStats, LatencySummary};

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{bad, fraction};
+use crate::config::ranges::{bad, fraction};
 use crate::error::Result;
 
 /// Longest refresh age: about a century on the retention clock.

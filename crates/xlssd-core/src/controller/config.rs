@@ -1,0 +1,108 @@
+//! Configuration of the controller: the flash channels, the DRAM write buffer and the
+//! cached mapping table.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ranges::{bad, positive_f64, MAX_DURATION_US};
+use crate::error::Result;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChannelConfig {
+    /// Transfer rate in mega-transfers per second.
+    pub rate_mts: f64,
+    /// Bus width in bits.
+    pub width_bits: u32,
+}
+
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        ChannelConfig { rate_mts: 400.0, width_bits: 8 }
+    }
+}
+
+/// When the write buffer sends its pages to flash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WritePolicy {
+    /// Dirty pages stay in DRAM until the buffer is full or the host is idle.
+    Lazy,
+    /// Every page written is sent to flash at once; the buffer only hides program latency.
+    Eager,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    /// DRAM write-buffer capacity in bytes; 0 disables the buffer (write-through).
+    pub capacity_bytes: u64,
+    pub write_policy: WritePolicy,
+    /// The buffer is written back once the host has been idle this long, in microseconds.
+    pub idle_flush_us: f64,
+    /// Most buffer pages being programmed at once (0 = no limit). With the eager policy a
+    /// host write waits for room under this limit before it enters the buffer.
+    pub max_inflight_flush_pages: u32,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            capacity_bytes: 1 << 20,
+            write_policy: WritePolicy::Lazy,
+            idle_flush_us: 1000.0,
+            max_inflight_flush_pages: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MappingConfig {
+    /// Capacity of the demand-cached mapping table in bytes; 0 keeps the whole page-level
+    /// table in DRAM.
+    pub cached_table_bytes: u64,
+    /// Bytes one logical-to-physical entry takes, in DRAM and in a translation page.
+    pub entry_bytes: u32,
+}
+
+impl Default for MappingConfig {
+    fn default() -> Self {
+        MappingConfig { cached_table_bytes: 0, entry_bytes: 8 }
+    }
+}
+
+impl ChannelConfig {
+    pub fn validate(&self) -> Result<()> {
+        positive_f64("channel.rate_mts", self.rate_mts)?;
+        if ![8, 16, 32].contains(&self.width_bits) {
+            return Err(bad("channel.width_bits", self.width_bits, "8, 16 or 32"));
+        }
+        Ok(())
+    }
+}
+
+impl CacheConfig {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.idle_flush_us.is_finite() && (0.0..=MAX_DURATION_US).contains(&self.idle_flush_us)) {
+            return Err(bad("cache.idle_flush_us", self.idle_flush_us, "a number of microseconds in [0, 3.2e13]"));
+        }
+        Ok(())
+    }
+}
+
+impl MappingConfig {
+    /// An entry must fit in a translation page of `page_size` bytes.
+    pub fn validate(&self, page_size: u32) -> Result<()> {
+        if self.entry_bytes == 0 || self.entry_bytes > page_size {
+            return Err(bad("mapping.entry_bytes", self.entry_bytes, "between 1 and geometry.page_size"));
+        }
+        if self.cached_table_bytes != 0 && self.cached_table_bytes < self.entry_bytes as u64 {
+            return Err(bad(
+                "mapping.cached_table_bytes",
+                self.cached_table_bytes,
+                "0 (whole table in DRAM) or at least one entry (mapping.entry_bytes)",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! Configuration of the flash translation layer: over-provisioning and allocation,
+//! garbage collection, wear levelling and preconditioning.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ranges::{bad, fraction, positive_u32};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllocationScheme {
+    /// Channel, way, die, plane striping of logical pages (MQSim's CWDP).
+    Static,
+    /// Each page goes to the least busy die.
+    Dynamic,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical capacity hidden from the host, in (0, 1).
+    pub overprovisioning: f64,
+    pub allocation: AllocationScheme,
+    /// Host write streams, each with its own active block per plane.
+    pub streams: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig { overprovisioning: 0.07, allocation: AllocationScheme::Static, streams: 1 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    Greedy,
+    CostBenefit,
+    Fifo,
+    RandomGreedy,
+}
+
+impl GcPolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Fifo => "fifo",
+            GcPolicy::RandomGreedy => "random-greedy",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    pub policy: GcPolicy,
+    /// Background GC starts in a plane when its free blocks fall below this fraction.
+    pub threshold: f64,
+    /// Below this fraction of free blocks GC runs in the foreground: it goes ahead of host
+    /// writes on the die.
+    pub hard_threshold: f64,
+    /// Candidates drawn by `random-greedy` before the one with fewest valid pages is taken.
+    pub rga_candidates: u32,
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, hard_threshold: 0.005, rga_candidates: 10 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WlConfig {
+    /// Dynamic wear levelling: a new block is the least-erased free block of its plane.
+    pub dynamic: bool,
+    /// Static wear levelling: cold data leaves the least-erased block of a plane when the
+    /// erase-count gap in that plane exceeds `static_threshold`.
+    #[serde(rename = "static")]
+    pub static_enabled: bool,
+    pub static_threshold: u32,
+}
+
+impl Default for WlConfig {
+    fn default() -> Self {
+        WlConfig { dynamic: true, static_enabled: true, static_threshold: 100 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space holding data before the run, in [0, 1].
+    pub occupancy: f64,
+    /// Spread the data as long uniform random overwrites would leave it, instead of packing
+    /// it into full blocks.
+    pub steady_state: bool,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { occupancy: 0.0, steady_state: false }
+    }
+}
+
+impl FtlConfig {
+    pub fn validate(&self) -> Result<()> {
+        fraction("ftl.overprovisioning", self.overprovisioning, true, true)?;
+        positive_u32("ftl.streams", self.streams)?;
+        if self.streams > 64 {
+            return Err(bad("ftl.streams", self.streams, "at most 64"));
+        }
+        Ok(())
+    }
+}
+
+impl GcConfig {
+    pub fn validate(&self) -> Result<()> {
+        fraction("gc.threshold", self.threshold, true, true)?;
+        fraction("gc.hard_threshold", self.hard_threshold, false, true)?;
+        if self.hard_threshold > self.threshold {
+            return Err(bad("gc.hard_threshold", self.hard_threshold, &format!("at most gc.threshold ({})", self.threshold)));
+        }
+        positive_u32("gc.rga_candidates", self.rga_candidates)
+    }
+}
+
+impl WlConfig {
+    pub fn validate(&self) -> Result<()> {
+        positive_u32("wl.static_threshold", self.static_threshold)
+    }
+}
+
+impl PreconditionConfig {
+    pub fn validate(&self) -> Result<()> {
+        fraction("precondition.occupancy", self.occupancy, false, false)
+    }
+}

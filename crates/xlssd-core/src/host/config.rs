@@ -1,0 +1,171 @@
+//! Configuration of the host side: the interface, how a trace is replayed, and the
+//! synthetic workload.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ranges::{bad, fraction, positive_f64, positive_u32};
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplayMode {
+    /// Honour each request's arrival time.
+    Open,
+    /// Keep `queue_depth` requests outstanding, ignoring arrival times.
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMode {
+    /// An address beyond the logical capacity stops the run.
+    Error,
+    /// Addresses are taken modulo the logical capacity.
+    Wrap,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnmappedReads {
+    /// A read of a never-written page is served as if the page had been written before the
+    /// run: it is given a physical page (without programming time) and read from flash.
+    Materialize,
+    /// A read of a never-written page returns zeros from the controller without a flash read.
+    Zero,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Host interface bandwidth in GB/s (10^9 bytes/s) used for data transfer to and from
+    /// the host; 0 models an ideal interface.
+    pub interface_gbps: f64,
+    pub replay: ReplayMode,
+    /// Outstanding requests in closed-loop replay.
+    pub queue_depth: u32,
+    /// Arrival times are multiplied by this factor in open-loop replay.
+    pub time_scale: f64,
+    pub address_mode: AddressMode,
+    pub unmapped_reads: UnmappedReads,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            interface_gbps: 0.0,
+            replay: ReplayMode::Open,
+            queue_depth: 32,
+            time_scale: 1.0,
+            address_mode: AddressMode::Error,
+            unmapped_reads: UnmappedReads::Materialize,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    Randrw,
+    Rw,
+}
+
+/// A synthetic workload in fio's vocabulary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    pub rw: RwMode,
+    /// Request size in bytes (a multiple of 512).
+    pub bs: u64,
+    /// Percentage of reads in mixed workloads.
+    pub rwmixread: f64,
+    /// Outstanding requests (closed loop); 0 means open loop with `interarrival_us`.
+    pub iodepth: u32,
+    /// Number of requests.
+    pub n: u64,
+    /// Fraction of the logical space addressed, from its start.
+    pub span: f64,
+    /// Zipf exponent of address popularity; 0 is uniform.
+    pub zipf: f64,
+    /// Hot/cold skew: `hot_fraction` of requests go to `hot_space` of the span (0 = off).
+    pub hot_fraction: f64,
+    pub hot_space: f64,
+    /// Mean gap between arrivals in open loop, in microseconds (exponential).
+    pub interarrival_us: f64,
+    /// Fraction of the addressed slots whose data may be stored approximately; which
+    /// slots is fixed by a hash of the slot, so an address keeps its tag.
+    pub approx: f64,
+    /// Seed of this workload; 0 derives it from the top-level seed.
+    pub seed: u64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            rw: RwMode::Randrw,
+            bs: 4096,
+            rwmixread: 70.0,
+            iodepth: 16,
+            n: 20_000,
+            span: 1.0,
+            zipf: 0.0,
+            hot_fraction: 0.0,
+            hot_space: 0.2,
+            interarrival_us: 0.0,
+            approx: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+impl HostConfig {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.interface_gbps.is_finite() && self.interface_gbps >= 0.0) {
+            return Err(bad("host.interface_gbps", self.interface_gbps, "a number >= 0 (0 = ideal)"));
+        }
+        positive_u32("host.queue_depth", self.queue_depth)?;
+        positive_f64("host.time_scale", self.time_scale)
+    }
+}
+
+impl WorkloadConfig {
+    /// Validates with `prefix` naming where the workload came from (config section or spec).
+    pub fn validate(&self, prefix: &str) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
+        if self.bs == 0 || self.bs % 512 != 0 {
+            return Err(bad(&k("bs"), self.bs, "a positive multiple of 512 bytes"));
+        }
+        if !(self.rwmixread.is_finite() && (0.0..=100.0).contains(&self.rwmixread)) {
+            return Err(bad(&k("rwmixread"), self.rwmixread, "a percentage in [0, 100]"));
+        }
+        if self.n == 0 {
+            return Err(bad(&k("n"), self.n, "an integer >= 1"));
+        }
+        fraction(&k("span"), self.span, true, false)?;
+        if !(self.zipf.is_finite() && self.zipf >= 0.0) {
+            return Err(bad(&k("zipf"), self.zipf, "a number >= 0 (0 = uniform)"));
+        }
+        fraction(&k("hot_fraction"), self.hot_fraction, false, false)?;
+        fraction(&k("hot_space"), self.hot_space, true, false)?;
+        fraction(&k("approx"), self.approx, false, false)?;
+        if self.zipf > 0.0 && self.hot_fraction > 0.0 {
+            return Err(Error::Config {
+                key: k("zipf"),
+                message: format!("cannot be combined with {}; choose one skew", k("hot_fraction")),
+            });
+        }
+        if !(self.interarrival_us.is_finite() && self.interarrival_us >= 0.0) {
+            return Err(bad(&k("interarrival_us"), self.interarrival_us, "a number >= 0"));
+        }
+        if self.iodepth == 0 && self.interarrival_us == 0.0 {
+            return Err(Error::Config {
+                key: k("iodepth"),
+                message: "is 0 (open loop) but interarrival_us is 0 too; give one of them".into(),
+            });
+        }
+        Ok(())
+    }
+}
