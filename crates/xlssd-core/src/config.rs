@@ -307,4 +307,14 @@ mod tests {
         let cfg = Config::from_toml_str("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60, 70]\n").unwrap();
         assert_eq!(cfg.timing.read_us.get(2), 70.0);
     }
+
+    #[test]
+    fn erase_suspension_times_must_be_durations() {
+        for key in ["erase_suspend_us", "erase_suspend_min_left_us"] {
+            let err = Config::from_toml_str(&format!("[timing]\nerase_suspend = true\n{key} = -1.0\n")).unwrap_err();
+            assert!(err.to_string().contains(&format!("timing.{key}")), "{err}");
+        }
+        let cfg = Config::from_toml_str("[timing]\nerase_suspend = true\nerase_suspend_us = 0.0\n").unwrap();
+        assert!(cfg.timing.erase_suspend);
+    }
 }

@@ -173,6 +173,9 @@ pub struct NandReport {
     pub programs: u64,
     pub erases: u64,
     pub multiplane_ops: u64,
+    /// Erases a read suspended (`timing.erase_suspend`); an erase may be suspended more
+    /// than once.
+    pub erase_suspensions: u64,
     pub erase_count: EraseCountReport,
     /// Wear the run's erases added, in erases at the default voltage (an erase at a
     /// lowered voltage counts less, seed 000 Eq. 10).

@@ -3,13 +3,13 @@
 
 use super::{Ev, Parked, PendingProgram, Simulator};
 use crate::techniques::{ReadPath, Reason};
-use crate::controller::die::{DieOp, Phase, MAX_PLANES};
+use crate::controller::die::{ActiveErase, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::sim::Time;
 use crate::techniques::{
-    Attempt, EraseControl, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
+    Attempt, EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
 };
 
 /// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
@@ -235,15 +235,19 @@ impl Simulator<'_> {
     pub(super) fn enqueue(&mut self, t: Txn) {
         let id = self.txns.insert(t);
         let die = self.geo.die_of_plane(t.plane);
-        self.dies[die as usize].queues[t.kind.queue() as usize].push_back(id);
+        let queue = t.kind.queue();
+        self.dies[die as usize].queues[queue as usize].push_back(id);
         self.die_load[die as usize] += 1;
+        if queue == QueueClass::Read && self.timing.erase_suspend.is_some() {
+            self.suspend_erase(die);
+        }
         self.try_start_die(die);
     }
 
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
     /// when one of the die's planes is nearly out of free blocks.
     pub(super) fn try_start_die(&mut self, die: u32) {
-        if self.dies[die as usize].busy() {
+        if self.dies[die as usize].busy() || self.resume_erase(die) {
             return;
         }
         let ppd = self.geo.planes_per_die;
@@ -338,9 +342,13 @@ impl Simulator<'_> {
         let op = self.dies[die as usize].op;
         match op.phase {
             Phase::WaitIn => {
-                let duration = self.array_time(&op);
-                self.dies[die as usize].op.phase = Phase::Array;
-                self.q.schedule_in(duration, Ev::ArrayDone(die));
+                let mut duration = self.array_time(die, &op);
+                let d = &mut self.dies[die as usize];
+                if op.class == OpClass::Read {
+                    duration += std::mem::take(&mut d.suspend_penalty);
+                }
+                d.op.phase = Phase::Array;
+                self.q.schedule_in(duration, Ev::ArrayDone(die, d.gen));
             }
             Phase::WaitOut => self.complete_op(die),
             Phase::Array | Phase::Idle => self.invariant(format!("die {die}: channel finished in phase {:?}", op.phase)),
@@ -348,8 +356,8 @@ impl Simulator<'_> {
     }
 
     /// Duration of the array operation (the slowest plane of a multi-plane command), and its
-    /// energy.
-    fn array_time(&mut self, op: &DieOp) -> Time {
+    /// energy. An erase is recorded on the die when erases may be suspended.
+    fn array_time(&mut self, die: u32, op: &DieOp) -> Time {
         let e = &self.cfg.energy;
         let (ma, mut longest) = match op.class {
             OpClass::Read => (e.read_ma, 0),
@@ -357,6 +365,7 @@ impl Simulator<'_> {
             OpClass::Erase => (e.erase_ma, 0),
         };
         let mut total = 0;
+        let mut slowest_erase = None;
         for &id in op.txns() {
             let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
             let t = match op.class {
@@ -367,15 +376,26 @@ impl Simulator<'_> {
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     (base as f64 * factor).round() as Time
                 }
-                OpClass::Erase if self.hooks.has(Hook::Erase) => {
+                OpClass::Erase => {
                     let block = self.geo.block_of(self.txns.get(id).ppn);
-                    let plan = self.scheme.erase_plan(block, self.timing.erase_ns);
-                    plan.loop_ns.saturating_mul(plan.loops as Time)
+                    let plan = if self.hooks.has(Hook::Erase) {
+                        self.scheme.erase_plan(block, self.timing.erase_ns)
+                    } else {
+                        ErasePlan { loops: 1, loop_ns: self.timing.erase_ns }
+                    };
+                    let t = plan.loop_ns.saturating_mul(plan.loops as Time);
+                    if t >= longest {
+                        slowest_erase = Some((block, plan, t));
+                    }
+                    t
                 }
-                OpClass::Erase => self.timing.erase_ns,
             };
             longest = longest.max(t);
             total += t;
+        }
+        if let (Some((block, plan, duration)), Some(_)) = (slowest_erase, self.timing.erase_suspend) {
+            let erase = ActiveErase { block, loops: plan.loops, loop_ns: plan.loop_ns, duration, end: self.now() + duration };
+            self.dies[die as usize].erase = Some(erase);
         }
         let j = self.joules(total, ma);
         match op.class {
@@ -408,8 +428,14 @@ impl Simulator<'_> {
         ns as f64 * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
     }
 
-    pub(super) fn on_array_done(&mut self, die: u32) {
+    pub(super) fn on_array_done(&mut self, die: u32, gen: u32) {
+        if gen != self.dies[die as usize].gen {
+            return; // the erase it ended was suspended; it was rescheduled on resume
+        }
         let op = self.dies[die as usize].op;
+        if op.class == OpClass::Erase {
+            self.dies[die as usize].erase = None;
+        }
         if op.class == OpClass::Read && self.hooks.has(Hook::ReadRetry) && self.retried_in_die(&op) {
             return;
         }
@@ -439,7 +465,7 @@ impl Simulator<'_> {
         }
         self.energy.read_j += self.joules(again, self.cfg.energy.read_ma);
         let die = self.geo.die_of_plane(self.txns.get(op.txns[0]).plane);
-        self.q.schedule_in(again, Ev::ArrayDone(die));
+        self.q.schedule_in(again, Ev::ArrayDone(die, self.dies[die as usize].gen));
         true
     }
 

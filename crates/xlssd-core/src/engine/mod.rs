@@ -3,6 +3,7 @@
 //! scheduling and timing (`flash_path`), cleaning and wear levelling (`gc_path`).
 
 mod check;
+mod erase_suspend;
 mod flash_path;
 mod gc_path;
 mod host_path;
@@ -46,8 +47,8 @@ enum Ev {
     Arrival,
     /// A channel finished its current transfer.
     ChannelDone(u32),
-    /// A die's array operation (sense, program, erase) finished.
-    ArrayDone(u32),
+    /// A die's array operation (sense, program, erase) of the given generation finished.
+    ArrayDone(u32, u32),
     /// A page of a host request was served from DRAM.
     PageDone(u32),
     /// A read request's data has crossed the host interface to the host.
@@ -471,7 +472,7 @@ impl<'s> Simulator<'s> {
         match ev {
             Ev::Arrival => self.on_arrival(),
             Ev::ChannelDone(ch) => self.on_channel_done(ch),
-            Ev::ArrayDone(die) => self.on_array_done(die),
+            Ev::ArrayDone(die, gen) => self.on_array_done(die, gen),
             Ev::PageDone(req) => self.page_done(req),
             Ev::ReqDone(req) => self.finish_request(req),
             Ev::WriteDataIn(req) => self.write_data_in(req),

@@ -153,6 +153,7 @@ impl Simulator<'_> {
                 programs: c.flash_programs,
                 erases: c.flash_erases,
                 multiplane_ops: c.multiplane_ops,
+                erase_suspensions: c.erase_suspensions,
                 erase_count: EraseCountReport {
                     min: ec.iter().copied().min().unwrap_or(0) as u64,
                     mean: round6(mean),

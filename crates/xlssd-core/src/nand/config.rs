@@ -110,6 +110,14 @@ pub struct TimingConfig {
     pub cmd_ns: u64,
     /// Latency of one page access in the controller's DRAM, in ns.
     pub dram_ns: u64,
+    /// A read that reaches a die while it erases may suspend the erase, run, and let the
+    /// erase resume where it stopped once no read is queued (one suspended erase per die;
+    /// the scheme's erase control says in which erase loops a suspension may happen).
+    pub erase_suspend: bool,
+    /// Time to suspend an erase (tESPD), added to the read that suspends it, in us.
+    pub erase_suspend_us: f64,
+    /// An erase with less than this left is not suspended, in us.
+    pub erase_suspend_min_left_us: f64,
 }
 
 impl Default for TimingConfig {
@@ -120,6 +128,10 @@ impl Default for TimingConfig {
             erase_us: 3000.0,
             cmd_ns: 0,
             dram_ns: 0,
+            erase_suspend: false,
+            // MQSim's default device: suspend time and "preferred suspend erase time for read".
+            erase_suspend_us: 700.0,
+            erase_suspend_min_left_us: 700.0,
         }
     }
 }
@@ -181,6 +193,14 @@ impl TimingConfig {
         for (key, ns) in [("timing.cmd_ns", self.cmd_ns), ("timing.dram_ns", self.dram_ns)] {
             if ns as f64 > MAX_DURATION_US * 1e3 {
                 return Err(bad(key, ns, "at most one year in ns"));
+            }
+        }
+        for (key, us) in [
+            ("timing.erase_suspend_us", self.erase_suspend_us),
+            ("timing.erase_suspend_min_left_us", self.erase_suspend_min_left_us),
+        ] {
+            if !(us.is_finite() && (0.0..=MAX_DURATION_US).contains(&us)) {
+                return Err(bad(key, us, "a number of microseconds in [0, 3.2e13]"));
             }
         }
         Ok(())

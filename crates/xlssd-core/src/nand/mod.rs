@@ -7,7 +7,7 @@ pub mod state;
 mod timing;
 
 pub use geometry::{Geometry, PageAddr};
-pub use timing::Timing;
+pub use timing::{EraseSuspend, Timing};
 
 /// Bytes per sector, the unit of host addresses.
 pub const SECTOR_BYTES: u64 = 512;

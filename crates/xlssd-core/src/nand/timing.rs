@@ -15,6 +15,17 @@ pub struct Timing {
     host_bytes_per_s: f64,
     /// Transfer time of one page over the channel, precomputed because it is on every path.
     pub page_xfer_ns: Time,
+    /// Erase suspension, when reads may suspend erases.
+    pub erase_suspend: Option<EraseSuspend>,
+}
+
+/// How reads suspend erases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EraseSuspend {
+    /// Added to the read that suspends an erase.
+    pub suspend_ns: Time,
+    /// An erase with less than this left runs to its end.
+    pub min_left_ns: Time,
 }
 
 impl Timing {
@@ -32,6 +43,10 @@ impl Timing {
             channel_bytes_per_s,
             host_bytes_per_s: cfg.host.interface_gbps * 1e9,
             page_xfer_ns: 0,
+            erase_suspend: cfg.timing.erase_suspend.then(|| EraseSuspend {
+                suspend_ns: us_to_ns(cfg.timing.erase_suspend_us),
+                min_left_ns: us_to_ns(cfg.timing.erase_suspend_min_left_us),
+            }),
         };
         t.page_xfer_ns = t.channel_xfer_ns(cfg.geometry.page_size as u64);
         t

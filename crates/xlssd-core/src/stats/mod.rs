@@ -72,5 +72,6 @@ pub struct Counters {
     pub mapping_reads: u64,
     pub mapping_writes: u64,
     pub multiplane_ops: u64,
+    pub erase_suspensions: u64,
     pub blocked_writes: u64,
 }

@@ -278,6 +278,13 @@ pub trait EraseControl {
     fn erase_wear(&mut self, _block: u32) -> f32 {
         1.0
     }
+
+    /// Whether a read may suspend the erase of `block` while its loop `index` (from 0) of
+    /// `plan` runs. Asked only when `timing.erase_suspend` is on; the erase resumes where
+    /// it stopped. The baseline allows every loop.
+    fn may_suspend(&mut self, _block: u32, _index: u32, _plan: ErasePlan) -> bool {
+        true
+    }
 }
 
 /// What a background task may look at.

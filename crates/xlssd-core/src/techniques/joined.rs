@@ -113,6 +113,9 @@ impl EraseControl for Joined {
     fn erase_wear(&mut self, block: u32) -> f32 {
         self.part(Hook::Erase).erase_wear(block)
     }
+    fn may_suspend(&mut self, block: u32, index: u32, plan: ErasePlan) -> bool {
+        self.part(Hook::Erase).may_suspend(block, index, plan)
+    }
 }
 
 impl Background for Joined {
@@ -183,6 +186,10 @@ mod tests {
         fn erase_wear(&mut self, _block: u32) -> f32 {
             self.erase_wear
         }
+        // Never in the last loop, as AERO's simulator has it.
+        fn may_suspend(&mut self, _block: u32, index: u32, plan: ErasePlan) -> bool {
+            index + 1 < plan.loops
+        }
     }
     impl Observer for Part {
         fn validity(&mut self, _ppn: u32, _valid: bool) {
@@ -219,6 +226,9 @@ mod tests {
         };
         assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });
         assert_eq!(j.erase_wear(0), 0.5);
+        let plan = ErasePlan { loops: 4, loop_ns: 1_000 };
+        assert!(j.may_suspend(0, 2, plan));
+        assert!(!j.may_suspend(0, 3, plan), "the erase part decides where an erase may be suspended");
         // Hooks nobody claims are the baseline's.
         assert_eq!(j.erase_plan(0, 1_000), ErasePlan { loops: 1, loop_ns: 1_000 });
         assert_eq!(j.read_copy(3, 42), 42);
