@@ -74,6 +74,14 @@ pub struct VthConfig {
     /// The conditions the calibration refers to: seed 000's 10K P/E and 1,000 h bake.
     pub reference_pe: f64,
     pub reference_h: f64,
+    /// Spread of the last program pulse from the discreteness of electron injection, at the
+    /// precise step `dvpp_v` (seed 001 Appendix Eq. 3: sigma^2 = q / (gamma C_pp) x
+    /// (1 - exp(-gamma dV)); 0 leaves it out). A coarser step injects more electrons per
+    /// pulse and spreads the programmed states more.
+    pub injection_sigma_v: f64,
+    /// Slope gamma of the tunnelling characteristic in Eq. 3, per volt: how soon the
+    /// injection spread saturates as the step grows.
+    pub injection_gamma_per_v: f64,
     /// Threshold voltage where ISPP starts: the step count of a program mode is
     /// (V_max - start) / step, and its program time scales with it.
     pub ispp_start_v: f64,
@@ -105,6 +113,8 @@ impl Default for VthConfig {
             reference_pe: 10_000.0,
             reference_h: 1_000.0,
             ispp_start_v: 0.0,
+            injection_sigma_v: 0.0,
+            injection_gamma_per_v: 1.0,
             grid_step_v: 0.002,
         }
     }
@@ -300,6 +310,8 @@ impl VthConfig {
             ("physics.vth.retention_loss", v.retention_loss),
             ("physics.vth.retention_sigma_frac", v.retention_sigma_frac),
             ("physics.vth.retention_pe_exponent", v.retention_pe_exponent),
+            ("physics.vth.injection_sigma_v", v.injection_sigma_v),
+            ("physics.vth.injection_gamma_per_v", v.injection_gamma_per_v),
         ] {
             non_negative(k, x)?;
         }
@@ -391,6 +403,14 @@ impl VthConfig {
         self.ispp_steps(mode) / self.ispp_steps(ProgramMode::Precise)
     }
 
+    /// Injection spread of the last pulse at ISPP step `dv` (seed 001 Eq. 3), scaled so
+    /// that it is `injection_sigma_v` at the precise step.
+    pub fn injection_sigma(&self, dv: f64) -> f64 {
+        let g = self.injection_gamma_per_v;
+        let growth = |x: f64| if g > 0.0 { (1.0 - (-g * x).exp()) / g } else { x };
+        self.injection_sigma_v * (growth(dv) / growth(self.dvpp_v)).sqrt()
+    }
+
     fn lambda(&self, pe: f64) -> f64 {
         self.lambda_fresh_v + (self.lambda_v - self.lambda_fresh_v) * (pe.max(0.0) / self.reference_pe).powf(self.lambda_pe_exponent)
     }
@@ -435,11 +455,17 @@ impl VthConfig {
         let mut states = Vec::with_capacity(self.states());
         let erased = shift_kernel(self.erased_mean_v, self.erased_sigma_v, 8.0, h);
         states.push(erased.convolve(&noise));
+        let sigma = self.injection_sigma(dvpp);
+        let injection = (sigma > 0.0).then(|| shift_kernel(0.0, sigma, 8.0, h));
         for v in self.verify_levels(mode) {
             let height = v + 0.5 * dvpp - self.erased_mean_v;
             let shift = -loss * height;
             let retention = shift_kernel(shift, self.retention_sigma_frac * shift.abs(), 8.0, h);
-            states.push(uniform(v, v + dvpp, h).convolve(&noise).convolve(&retention));
+            let mut state = uniform(v, v + dvpp, h);
+            if let Some(k) = &injection {
+                state = state.convolve(k);
+            }
+            states.push(state.convolve(&noise).convolve(&retention));
         }
         let misread: f64 = states.windows(2).map(|pair| crossing_error(&pair[0], &pair[1])).sum();
         // Gray coding: a cell read as an adjacent state flips one of its bits.
@@ -538,6 +564,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn injection_spread_grows_with_the_step_as_eq_3_says() {
+        let cfg = VthConfig { injection_sigma_v: 0.04, injection_gamma_per_v: 0.0, ..Default::default() };
+        assert!((cfg.injection_sigma(cfg.dvpp_v) - 0.04).abs() < 1e-15);
+        // gamma -> 0: sigma^2 proportional to the step.
+        assert!((cfg.injection_sigma(0.3) / 0.04 - 1.5f64.sqrt()).abs() < 1e-12);
+        // A steep tunnelling characteristic saturates: the spread hardly grows.
+        let steep = VthConfig { injection_gamma_per_v: 50.0, ..cfg.clone() };
+        assert!(steep.injection_sigma(0.3) / 0.04 < 1.001);
+        let moderate = VthConfig { injection_gamma_per_v: 3.0, ..cfg.clone() };
+        let ratio = moderate.injection_sigma(0.3) / 0.04;
+        assert!(1.0 < ratio && ratio < 1.5f64.sqrt(), "{ratio}");
+        // And it widens the programmed states: more errors than without it.
+        let off = VthConfig::default();
+        assert!(at_reference(&cfg, ProgramMode::Precise, ProgramMode::Precise) > at_reference(&off, ProgramMode::Precise, ProgramMode::Precise));
+    }
+
+    #[test]
+    fn a_1_5x_step_cannot_reach_the_rber_seed_000_gives_delta_b() {
+        // The most Eq. 3 allows: sigma^2 linear in the step (gamma -> 0), with the largest
+        // spread that keeps the precise page at the seed's 1e-8 (within the tolerance of
+        // the calibration test). A Gaussian spread 1.22x wider moves a 1e-8 tail
+        // (5.6 sigma) to 4.6 sigma, about 2e-6: far from 7.2e-4.
+        let cfg = VthConfig { injection_sigma_v: 0.045, injection_gamma_per_v: 0.0, ..Default::default() };
+        assert!(at_reference(&cfg, ProgramMode::Precise, ProgramMode::Precise) < 1.25e-8);
+        let delta_b = at_reference(&cfg, ProgramMode::ApproxDvpp, ProgramMode::Precise);
+        assert!(delta_b < 1e-6, "{delta_b:e}");
+        // Without injection spread the step has to be about 6.7x the precise one.
+        let step = |f: f64| {
+            let c = VthConfig { approx_dvpp_factor: f, ..Default::default() };
+            at_reference(&c, ProgramMode::ApproxDvpp, ProgramMode::Precise)
+        };
+        assert!(step(6.0) < 7.2e-4 && step(7.0) > 7.2e-4, "{:e} {:e}", step(6.0), step(7.0));
     }
 
     #[test]
