@@ -58,6 +58,22 @@ def test_quick_run_writes_results_and_figures(quick, shared_traces):
     assert setups == {(s["precondition.occupancy"], s["precondition.steady_state"]) for s in approxftl.SETUPS.values()}
     ftl = [r for r in rows if r["scheme"] == "approxftl" and r["workload_name"] in apps]
     assert all(r["approx.pages.approx"] > 0 for r in ftl)
+
+
+def test_quick_run_has_the_physics_and_the_read_path_on(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    rows = [r for r in parquet_rows(out) if r["workload_name"] in {a.name for a in wl.APPS}]
+    assert all(r["config.physics.model"] == "vth" and r["config.ecc.scheme"] == "ldpc" for r in rows)
+    for r in rows:
+        decoded, raw = r["reliability.decode.hard"], r["reliability.decode.raw"]
+        # Every scheme decodes its precise pages; only the approximate schemes have pages
+        # read raw, and every app reads some of its approximate data.
+        assert decoded > 0, (r["scheme"], r["workload_name"])
+        if r["scheme"] == "baseline":
+            assert raw == 0, r["workload_name"]
+        else:
+            assert raw > 0, (r["scheme"], r["workload_name"])
     base = [r for r in rows if r["scheme"] == "baseline"]
     assert all(r["approx.pages.approx"] == 0 for r in base if "approx.pages.approx" in r and r["approx.pages.approx"] is not None)
 

@@ -247,3 +247,27 @@ fn payload_outside_the_device_or_off_a_page_boundary_is_a_config_error() {
         assert!(payload.returned.is_empty());
     }
 }
+
+/// Under `vth_b` with approximate pages read raw: one precise and one approximate page
+/// written, then each read alone on the idle device. The precise read is decoded (a hard
+/// LDPC decode after its transfer), the approximate one returned raw, so the two differ by
+/// exactly `ecc.ldpc.hard_us` (the same sense and transfer otherwise).
+#[test]
+fn a_precise_read_pays_the_decode_and_an_approximate_one_does_not() {
+    let mut cfg = worn_3d(xlssd_core::physics::ProgramMode::Precise);
+    cfg.scheme.name = "vth_b".into();
+    cfg.ecc.scheme = EccScheme::Ldpc;
+    cfg.ecc.skip_approximate = true;
+    let read_alone = |approx: bool| {
+        let mut w = req(0, 0, 1, Op::Write, 8);
+        w.approx = approx;
+        let reqs = vec![w, req(50_000_000, 0, 1, Op::Read, 8)];
+        run(&cfg, VecSource::open(reqs), true)
+    };
+    let precise = read_alone(false);
+    let approx = read_alone(true);
+    assert_eq!((precise.reliability.decode.hard, precise.reliability.decode.raw), (1, 0));
+    assert_eq!((approx.reliability.decode.hard, approx.reliability.decode.raw), (0, 1));
+    let gap = precise.host.read.latency_us.mean - approx.host.read.latency_us.mean;
+    assert!((gap - cfg.ecc.ldpc.hard_us).abs() < 0.002, "precise read {} us longer, hard decode {} us", gap, cfg.ecc.ldpc.hard_us);
+}

@@ -94,6 +94,13 @@ AGED = {"precondition.occupancy": 0.5, "precondition.steady_state": True}
 FILLED = {"precondition.occupancy": 0.8, "precondition.steady_state": False}
 SETUPS = {"aged": AGED, "filled": FILLED}
 
+#: The read path and the device physics in every run (Sec. III): each page's RBER from the
+#: threshold-voltage model (its program mode, the neighbours programmed after it in the
+#: actual program order, its block's wear, its age on the retention clock); precise pages
+#: decoded by the LDPC flow with its latency, approximate pages read raw (Sec. III-A: their
+#: ECC is skipped).
+PHYSICS = {"physics.model": "vth", "ecc.scheme": "ldpc", "ecc.skip_approximate": True}
+
 METRICS = [
     Metric.key("write_rt", "host.write.latency_us.mean", "write response time (us)"),
     Metric.key("read_rt", "host.read.latency_us.mean", "read response time (us)"),
@@ -195,6 +202,7 @@ EXPERIMENT = Experiment(
           "based SSDs, IEEE journal manuscript accepted November 2017",
     preset="approxftl-3d-128g",
     set={
+        **PHYSICS,
         "cache.capacity_bytes": 0,
         # tpcc addresses 232 GB; folding keeps its sizes and reuse pattern.
         "host.address_mode": "wrap",
