@@ -5,8 +5,14 @@
 //! log(RBER) against log(1 + PE) and log(1 + hours). Interpolating a table that never
 //! falls along either axis gives a surface that never falls either, so the monotonicity of
 //! the exact model carries over.
+//!
+//! Filled tables are also kept for the life of the process, keyed by the model's
+//! parameters: a sweep's worker runs many points on the same device, and filling takes
+//! most of a short run's time. A table is a pure function of its key, so sharing it
+//! changes no result.
 
 use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -20,14 +26,40 @@ const HOUR_POINTS: [f64; 8] = [0.0, 1.0, 10.0, 100.0, 1_000.0, 3_000.0, 10_000.0
 /// Below this the page is error-free for every purpose, and the logarithm stays finite.
 const FLOOR: f64 = 1e-30;
 
+type Table = Arc<Vec<f64>>;
+type Store = FxHashMap<String, FxHashMap<(ProgramMode, u32), Table>>;
+
+/// Tables filled in this process: model parameters (as JSON) -> (mode, disturbers) -> table.
+fn store() -> MutexGuard<'static, Store> {
+    static FILLED: OnceLock<Mutex<Store>> = OnceLock::new();
+    // A poisoned lock only means a thread panicked while holding it; tables go in whole,
+    // after filling, so the store is still sound.
+    FILLED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub struct VthTable {
     cfg: VthConfig,
-    tables: RefCell<FxHashMap<(ProgramMode, u32), Vec<f64>>>,
+    /// `cfg` as JSON: the key of this model's tables in the process-wide store.
+    key: String,
+    tables: RefCell<FxHashMap<(ProgramMode, u32), Table>>,
 }
 
 impl VthTable {
     pub fn new(cfg: VthConfig) -> VthTable {
-        VthTable { cfg, tables: RefCell::new(FxHashMap::default()) }
+        let key = serde_json::to_string(&cfg).expect("the model's parameters serialise");
+        VthTable { cfg, key, tables: RefCell::new(FxHashMap::default()) }
+    }
+
+    /// The table of `(mode, disturbers)`: from the process-wide store, or filled now.
+    fn table(&self, mode: ProgramMode, disturbers: &Disturbers) -> Table {
+        let id = (mode, disturbers.key());
+        if let Some(t) = store().get(&self.key).and_then(|m| m.get(&id)).cloned() {
+            return t;
+        }
+        // Filled without holding the lock, so that other threads' reads go on.
+        let t = Arc::new(self.fill(mode, disturbers));
+        store().entry(self.key.clone()).or_default().insert(id, t.clone());
+        t
     }
 
     fn fill(&self, mode: ProgramMode, disturbers: &Disturbers) -> Vec<f64> {
@@ -57,7 +89,7 @@ impl RberModel for VthTable {
     fn rber(&self, page: &PageHistory) -> f64 {
         let key = (page.mode, page.disturbers.key());
         let mut tables = self.tables.borrow_mut();
-        let table = tables.entry(key).or_insert_with(|| self.fill(page.mode, &page.disturbers));
+        let table = tables.entry(key).or_insert_with(|| self.table(page.mode, &page.disturbers));
         let (i, fx) = locate(&PE_POINTS, page.pe);
         let (j, fy) = locate(&HOUR_POINTS, page.retention_h);
         let n = HOUR_POINTS.len();
@@ -101,6 +133,18 @@ mod tests {
         let r = table.rber(&page(ProgramMode::Precise, 6_000.0, 400.0));
         let e = exact.rber(ProgramMode::Precise, &d, 6_000.0, 400.0);
         assert!(r / e > 0.5 && r / e < 2.0, "{r:e} vs {e:e}");
+    }
+
+    #[test]
+    fn tables_are_shared_by_models_with_the_same_parameters_only() {
+        let d = Disturbers::pair(ProgramMode::ApproxVmax);
+        let cfg = VthConfig { disturb_sigma_frac: 0.21, ..VthConfig::default() };
+        let a = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d);
+        let b = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d);
+        assert!(Arc::ptr_eq(&a, &b), "the second model reuses the first one's table");
+        let other = VthTable::new(VthConfig { disturb_sigma_frac: 0.22, ..cfg }).table(ProgramMode::Precise, &d);
+        assert!(!Arc::ptr_eq(&a, &other));
+        assert_ne!(*a, *other, "other parameters, other RBERs");
     }
 
     #[test]
