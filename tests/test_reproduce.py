@@ -137,3 +137,31 @@ def test_points_give_set_ups_whose_keys_change_together_and_claims_pick_theirs()
             for (occ, ss), (s, waf) in (((0.5, True), ("baseline", 1.0)), ((0.5, True), ("approxftl", 3.0)),
                                          ((0.8, False), ("baseline", 2.0)), ((0.8, False), ("approxftl", 1.5)))]
     assert _measure(claim, exp, rows) == pytest.approx(-25.0)
+
+
+def test_a_claim_group_says_under_how_many_assumptions_it_holds():
+    from xlssd.reproduce.experiment import Claim, Comparison, group_lines
+
+    def c(assumption, ours, group="g"):
+        return Comparison(Claim("Fig. 1", f"x, {assumption}", -6.0, abs_tol=2.0, group=group, assumption=assumption,
+                                compute=lambda: 0.0), ours)
+
+    lines = group_lines([c("a", -5.0), c("b", 1.0), c("c", -7.5), c("solo", 0.0, group=None)])
+    assert lines == ["g: within tolerance under 2 of 3 assumptions (a; c)"]
+    assert group_lines([c("a", -6.0), c("b", -6.5)]) == ["g: within tolerance under 2 of 2 assumptions (every one)"]
+    assert group_lines([c("a", 3.0)]) == ["g: within tolerance under 0 of 1 assumptions (none)"]
+
+
+def test_a_variant_names_only_schemes_of_its_experiment():
+    import dataclasses
+
+    from xlssd.reproduce import approxftl
+    from xlssd.reproduce.experiment import Variant
+
+    exp = dataclasses.replace(approxftl.EXPERIMENT, variants=[Variant("v", points=[{}], schemes=("nope",))])
+    with pytest.raises(ValueError, match="variant `v` names unknown schemes"):
+        exp.variant_spec(exp.variants[0], quick=True, workloads={"w": "rw=randread,n=10"})
+    spec = exp.variant_spec(Variant("v", points=[{"precondition.occupancy": 0.7}], schemes=("baseline",)),
+                            quick=True, workloads={"w": "rw=randread,n=10"})
+    assert list(spec.schemes) == ["baseline"] and spec.points == [{"precondition.occupancy": 0.7}]
+    assert spec.set == exp.spec(quick=True, workloads={"w": "rw=randread,n=10"}).set

@@ -72,6 +72,11 @@ class Claim:
     abs_tol: float = 0.0
     compute: Callable[[], float] | None = None
     note: str = ""
+    #: Claims that measure one paper number under different workload or device
+    #: assumptions share a group; the verdict says at how many of them it holds.
+    group: str | None = None
+    #: The assumption this member of a group is measured under, in a few words.
+    assumption: str = ""
 
     def paper_text(self) -> str:
         return f">{_num(self.paper)}" if self.bound == "above" else _num(self.paper) + _unit(self.normalise)
@@ -117,6 +122,20 @@ class Plot:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """Points outside the experiment's cross product, for showing a result across an
+    assumption: `schemes` (names among the experiment's; None: all) on the workloads
+    `prepare` makes (called like `Experiment.prepare`, with the experiment's own
+    workloads as a third argument; None: those) at each of `points` (override sets, each
+    crossed with the grid)."""
+
+    name: str
+    points: Sequence[Mapping[str, Any]]
+    schemes: Sequence[str] | None = None
+    prepare: Callable[[Path, bool, Mapping[str, Any]], Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
 class Experiment:
     name: str
     description: str
@@ -141,6 +160,7 @@ class Experiment:
     #: and the quick flag before the spec is built, it returns the workloads to run, which
     #: replace `workloads` (and the quick ones).
     prepare: Callable[[Path, bool], Mapping[str, Any]] | None = None
+    variants: Sequence[Variant] = ()
 
     def spec(self, quick: bool = False, workloads: Mapping[str, Any] | None = None) -> Spec:
         over = dict(self.quick) if quick else {}
@@ -156,6 +176,20 @@ class Experiment:
             schemes={k: dict(v) for k, v in self.schemes.items()},
             seeds=list(over["seeds"]) if "seeds" in over else (list(self.seeds) if self.seeds else None),
             baseline=self.baseline,
+        )
+
+    def variant_spec(self, v: Variant, quick: bool, workloads: Mapping[str, Any]) -> Spec:
+        """The sweep of one variant: the experiment's spec with the variant's schemes,
+        workloads and points."""
+        unknown = [s for s in (v.schemes or ()) if s not in self.schemes]
+        if unknown:
+            raise ValueError(f"experiment {self.name}: variant `{v.name}` names unknown schemes {unknown}")
+        main = self.spec(quick, workloads)
+        chosen = {k: dict(o) for k, o in self.schemes.items() if v.schemes is None or k in v.schemes}
+        return Spec(
+            name=f"{main.name}-{v.name}", description=main.description, base=main.base,
+            base_label=main.base_label, set=main.set, grid=main.grid, points=[dict(p) for p in v.points],
+            workloads=dict(workloads), schemes=chosen, seeds=main.seeds, baseline=main.baseline,
         )
 
     def metric(self, name: str) -> Metric:
@@ -250,6 +284,21 @@ def compare(exp: Experiment, rows: list[dict[str, Any]]) -> tuple[list[Compariso
     return out, skipped
 
 
+def group_lines(comparisons: list[Comparison]) -> list[str]:
+    """One line per claim group: at how many of its assumptions the paper's number holds."""
+    groups: dict[str, list[Comparison]] = {}
+    for c in comparisons:
+        if c.claim.group:
+            groups.setdefault(c.claim.group, []).append(c)
+    lines = []
+    for name, members in groups.items():
+        held = [c for c in members if c.claim.within(c.ours)]
+        which = "every one" if len(held) == len(members) else (
+            "none" if not held else "; ".join(c.claim.assumption or c.claim.label for c in held))
+        lines.append(f"{name}: within tolerance under {len(held)} of {len(members)} assumptions ({which})")
+    return lines
+
+
 def comparison_table(comparisons: list[Comparison]) -> str:
     rows = [[c.claim.ref, c.claim.label, d["ours_text"], d["paper_text"], d["difference"],
              "yes" if d["within_tolerance"] else "NO"]
@@ -334,11 +383,18 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     comparison.{txt,md,csv,json}, figures/*.png and experiment.json there."""
     stdout = stdout or sys.stdout
     out = Path(out) if out is not None else default_out(exp, quick)
-    spec = exp.spec(quick, exp.prepare(out, quick) if exp.prepare is not None else None)
-    points = spec.expand()
+    prepared = exp.prepare(out, quick) if exp.prepare is not None else None
+    spec = exp.spec(quick, prepared)
+    specs = [spec] + [exp.variant_spec(v, quick, v.prepare(out, quick, spec.workloads) if v.prepare else spec.workloads)
+                      for v in exp.variants]
+    points = [p for s in specs for p in s.expand()]
+    repeated = len(points) - len({p.id for p in points})
+    if repeated:
+        raise ValueError(f"experiment {exp.name}: {repeated} variant point(s) repeat points of the experiment")
     store = Store(out)
     store.prepare()
-    info = {"experiment": {"name": exp.name, "description": exp.description, "paper": exp.paper, "quick": quick}}
+    info = {"experiment": {"name": exp.name, "description": exp.description, "paper": exp.paper, "quick": quick,
+                           "variants": [s.describe() for s in specs[1:]]}}
     store.write_meta(metadata("reproduction", spec, points, info))
     outcome = run_points(points, store, backend, quiet, title=exp.name)
 
@@ -349,6 +405,7 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     verdict = f"{good} of {len(comparisons)} numbers within tolerance of the paper"
     if skipped:
         verdict += f" ({skipped} more need the full run)" if quick else f" ({skipped} without points)"
+    verdict += "".join("\n" + line for line in group_lines(comparisons))
     write_text(out / f"{COMPARISON_FILE}.txt", table + "\n" + verdict + "\n")
     write_text(out / f"{COMPARISON_FILE}.md", _markdown(comparisons))
     write_text(out / f"{COMPARISON_FILE}.csv", _csv(comparisons))
