@@ -29,14 +29,20 @@ def test_quick_run_prints_ours_beside_the_paper(quick):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     header = next(ln for ln in lines if ln.startswith("source"))
-    assert header.split() == ["source", "quantity", "ours", "paper", "difference", "within", "tolerance"]
+    assert header.split() == ["source", "kind", "quantity", "ours", "paper", "difference", "within", "tolerance"]
     sv_row = next(ln for ln in lines if "RBER, ISPP-SV, 10,000 P/E" in ln)
-    assert sv_row.startswith("Table II") and "3.357e-04" in sv_row
+    assert sv_row.startswith("Table II") and sv_row.split()[2] == "input" and "3.357e-04" in sv_row
     assert any(ln.startswith("Table IV") and ">93" in ln for ln in lines)
     assert any(ln.startswith("Fig. 10(a)") for ln in lines)
-    # 3 program times, 9 RBERs (3 P/E counts in the quick grid), 45 t cells, 3 throughputs;
-    # the 6 RBERs at 100 and 1,000 P/E need the full grid.
-    assert "of 60 numbers within tolerance of the paper (6 more need the full run)" in p.stdout
+    # The headline counts kinds apart, simulated first: the 3 throughputs of Fig. 10 are
+    # simulated, the 45 t cells computed, the 3 program times and 9 RBERs (3 P/E counts in
+    # the quick grid) inputs; the 6 RBERs at 100 and 1,000 P/E need the full grid.
+    c = _comparison(out)
+    sim = [v for v in c.values() if v["ref"].startswith("Fig. 10")]
+    within = sum(v["within_tolerance"] for v in sim)
+    line = next(ln for ln in lines if ln.startswith("simulated: "))
+    assert line == (f"simulated: {within} of 3 within tolerance of the paper; computed: 45 of 45 within tolerance; "
+                    "input: 12 of 12 within tolerance (6 more need the full run)")
     assert "24 points: 24 run, 0 already done, 0 failed" in p.stdout
 
 
@@ -47,8 +53,10 @@ def test_quick_run_writes_results_table_and_figures(quick):
         assert (out / name).is_file(), name
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
-    assert len(table) == 60 and set(table[0]) >= {"ref", "quantity", "ours", "paper", "difference"}
-    assert (out / "comparison.md").read_text().startswith("| source | quantity | ours | paper |")
+    assert len(table) == 60 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
+    assert [r["kind"] for r in table] == [c.row_kind for c in tecs15_ecc.EXPERIMENT.claims
+                                          if c.where.get("aging.initial_pe") not in (100, 1_000)]
+    assert (out / "comparison.md").read_text().startswith("| source | kind | quantity | ours | paper |")
     assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
     for f in (out / "figures").glob("*.png"):
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 10_000
@@ -58,6 +66,8 @@ def test_quick_run_writes_results_table_and_figures(quick):
     assert {r["config.aging.initial_pe"] for r in rows} == {1.0, 10_000.0, 100_000.0}
     meta = json.loads((out / "experiment.json").read_text())
     assert meta["kind"] == "reproduction" and len(meta["points"]) == 24 and len(meta["figures"]) == 6
+    assert meta["tally"]["computed"] == {"within": 45, "rows": 45} and meta["tally"]["input"]["rows"] == 12
+    assert meta["tally"]["simulated"]["rows"] == 3
 
 
 def test_quick_run_values_are_plausible(quick):
@@ -165,3 +175,29 @@ def test_a_variant_names_only_schemes_of_its_experiment():
                             quick=True, workloads={"w": "rw=randread,n=10"})
     assert list(spec.schemes) == ["baseline"] and spec.points == [{"precondition.occupancy": 0.7}]
     assert spec.set == exp.spec(quick=True, workloads={"w": "rw=randread,n=10"}).set
+
+
+def test_a_claim_says_what_kind_of_number_it_is():
+    from xlssd.reproduce.experiment import Claim
+
+    assert Claim("Fig. 1", "measured", 1.0, metric="m").row_kind == "simulated"
+    assert Claim("Eq. 2", "formula", 1.0, compute=lambda: 1.0).row_kind == "computed"
+    assert Claim("Table I", "given", 1.0, metric="m", kind="input").row_kind == "input"
+    with pytest.raises(ValueError, match="Fig. 1, 'x': kind 'guess' is not one of simulated, computed, input"):
+        Claim("Fig. 1", "x", 1.0, metric="m", kind="guess")
+    # A compute that runs simulations of its own is simulated.
+    assert Claim("Fig. 1", "x", 1.0, compute=lambda: 1.0, kind="simulated").row_kind == "simulated"
+    # Of tecs15-ecc's 66 claims only Fig. 10's three throughputs are simulated.
+    kinds = [c.row_kind for c in tecs15_ecc.EXPERIMENT.claims]
+    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (3, 45, 18)
+
+
+def test_the_headline_leads_with_simulated_rows():
+    from xlssd.reproduce.experiment import Claim, Comparison, headline
+
+    sim = Comparison(Claim("Fig. 1", "a", 10.0, metric="m"), 30.0)
+    comp = Comparison(Claim("Eq. 1", "b", 1.0, compute=lambda: 1.0), 1.0)
+    given = Comparison(Claim("Tab. 1", "c", 5.0, metric="m", kind="input"), 5.0)
+    assert headline([given, comp, sim]) == ("simulated: 0 of 1 within tolerance of the paper; "
+                                            "computed: 1 of 1 within tolerance; input: 1 of 1 within tolerance")
+    assert headline([comp]).startswith("simulated: no rows; computed: 1 of 1")

@@ -45,6 +45,13 @@ class Metric:
         return cls(name, ident(report_key), label or report_key)
 
 
+#: What a row of a comparison is. `input`: a value carried from the paper into the model,
+#: measured back (it checks the plumbing, not the model); `computed`: a formula evaluated
+#: outside the simulator; `simulated`: measured on simulation runs. Headlines count
+#: simulated rows on their own.
+KINDS = ("simulated", "computed", "input")
+
+
 @dataclass(frozen=True)
 class Claim:
     """One number the paper prints.
@@ -54,7 +61,9 @@ class Claim:
     `normalise` is None (absolute), "ratio" (scheme / baseline) or "change" (percent change
     from the baseline), the baseline being the claim's or else the experiment's. Numbers the
     paper derives analytically give `compute` instead. `bound = "above"` is for a paper
-    cell such as ">93": ours must exceed it."""
+    cell such as ">93": ours must exceed it. `kind` (KINDS) defaults to "computed" with
+    `compute` and "simulated" without; a measured claim whose number the model was given
+    says "input", and a `compute` that runs simulations of its own says "simulated"."""
 
     ref: str
     label: str
@@ -77,6 +86,18 @@ class Claim:
     group: str | None = None
     #: The assumption this member of a group is measured under, in a few words.
     assumption: str = ""
+    kind: str | None = None
+
+    def __post_init__(self):
+        if self.kind is not None and self.kind not in KINDS:
+            raise ValueError(f"claim {self.ref}, {self.label!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+
+    @property
+    def row_kind(self) -> str:
+        """The kind of this claim's row (`kind`, or its default)."""
+        if self.kind is not None:
+            return self.kind
+        return "computed" if self.compute is not None else "simulated"
 
     def paper_text(self) -> str:
         return f">{_num(self.paper)}" if self.bound == "above" else _num(self.paper) + _unit(self.normalise)
@@ -210,7 +231,7 @@ class Comparison:
     def as_dict(self) -> dict[str, Any]:
         c = self.claim
         return {
-            "ref": c.ref, "quantity": c.label, "ours": self.ours, "paper": c.paper, "bound": c.bound,
+            "ref": c.ref, "kind": c.row_kind, "quantity": c.label, "ours": self.ours, "paper": c.paper, "bound": c.bound,
             "normalise": c.normalise, "ours_text": _num(self.ours) + _unit(c.normalise),
             "paper_text": c.paper_text(), "difference": c.difference_text(self.ours),
             "within_tolerance": c.within(self.ours), "note": c.note,
@@ -299,25 +320,50 @@ def group_lines(comparisons: list[Comparison]) -> list[str]:
     return lines
 
 
+def tally(comparisons: list[Comparison]) -> dict[str, dict[str, int]]:
+    """Rows and rows within tolerance, per kind, in the order of KINDS (kinds with rows)."""
+    out: dict[str, dict[str, int]] = {}
+    for kind in KINDS:
+        rows = [c for c in comparisons if c.claim.row_kind == kind]
+        if rows:
+            out[kind] = {"within": sum(c.claim.within(c.ours) for c in rows), "rows": len(rows)}
+    return out
+
+
+def headline(comparisons: list[Comparison]) -> str:
+    """Simulated rows first and on their own: computed and input rows say nothing about the
+    simulator's fidelity."""
+    counts = tally(comparisons)
+    if not counts:
+        return "no numbers to compare with the paper"
+    parts = [f"{kind}: {n['within']} of {n['rows']} within tolerance" + (" of the paper" if i == 0 else "")
+             for i, (kind, n) in enumerate(counts.items())]
+    if "simulated" not in counts:
+        parts.insert(0, "simulated: no rows")
+    return "; ".join(parts)
+
+
 def comparison_table(comparisons: list[Comparison]) -> str:
-    rows = [[c.claim.ref, c.claim.label, d["ours_text"], d["paper_text"], d["difference"],
+    rows = [[c.claim.ref, d["kind"], c.claim.label, d["ours_text"], d["paper_text"], d["difference"],
              "yes" if d["within_tolerance"] else "NO"]
             for c in comparisons for d in [c.as_dict()]]
-    return text_table(["source", "quantity", "ours", "paper", "difference", "within tolerance"], rows)
+    return text_table(["source", "kind", "quantity", "ours", "paper", "difference", "within tolerance"], rows)
 
 
 def _markdown(comparisons: list[Comparison]) -> str:
-    lines = ["| source | quantity | ours | paper | difference | within tolerance |", "|---|---|---|---|---|---|"]
+    lines = ["| source | kind | quantity | ours | paper | difference | within tolerance |",
+             "|---|---|---|---|---|---|---|"]
     for c in comparisons:
         d = c.as_dict()
-        lines.append(f"| {d['ref']} | {d['quantity']} | {d['ours_text']} | {d['paper_text']} | {d['difference']} "
-                     f"| {'yes' if d['within_tolerance'] else 'no'} |")
+        lines.append(f"| {d['ref']} | {d['kind']} | {d['quantity']} | {d['ours_text']} | {d['paper_text']} "
+                     f"| {d['difference']} | {'yes' if d['within_tolerance'] else 'no'} |")
     return "\n".join(lines) + "\n"
 
 
 def _csv(comparisons: list[Comparison]) -> str:
     buf = io.StringIO()
-    fields = ["ref", "quantity", "ours", "paper", "bound", "normalise", "difference", "within_tolerance", "note"]
+    fields = ["ref", "kind", "quantity", "ours", "paper", "bound", "normalise", "difference", "within_tolerance",
+              "note"]
     w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for c in comparisons:
@@ -401,8 +447,7 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     rows = store.rows(extra={m.name: m.expr for m in exp.metrics}) if store.files() else []
     comparisons, skipped = compare(exp, rows)
     table = comparison_table(comparisons)
-    good = sum(c.claim.within(c.ours) for c in comparisons)
-    verdict = f"{good} of {len(comparisons)} numbers within tolerance of the paper"
+    verdict = headline(comparisons)
     if skipped:
         verdict += f" ({skipped} more need the full run)" if quick else f" ({skipped} without points)"
     verdict += "".join("\n" + line for line in group_lines(comparisons))
@@ -419,7 +464,8 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
         if f is not None:
             plots.save_png(f, figures_dir / f"{fig.name}.png")
             drawn.append({"file": f"{FIGURES_DIR}/{fig.name}.png", "title": fig.title, "ref": fig.ref})
-    store.write_meta(metadata("reproduction", spec, points, {**info, "figures": drawn, "verdict": verdict}))
+    store.write_meta(metadata("reproduction", spec, points,
+                              {**info, "figures": drawn, "verdict": verdict, "tally": tally(comparisons)}))
 
     if not quiet:
         print(f"{exp.name}: {exp.description}", file=stdout)
