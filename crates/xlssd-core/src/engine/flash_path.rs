@@ -60,15 +60,26 @@ impl Simulator<'_> {
             TxnKind::MapWrite => self.streams.mapping,
             _ => 0,
         };
-        let plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, default_stream));
+        let fixed = plane;
+        let mut plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, default_stream));
         let default = Target { stream: default_stream, privileged: kind == TxnKind::GcWrite };
         let write = write_kind(kind);
-        let Target { stream, privileged } = if self.hooks.has(Hook::Placement) {
-            let mut ctx = place_ctx!(self, plane, default);
-            self.scheme.target(&mut ctx, lpn, write, plane)
-        } else {
-            default
-        };
+        let mut target = self.target_in(plane, lpn, write, default);
+        // The plane was chosen for the default stream; if the scheme sends the page to
+        // another stream that has no room there, a free plane is chosen for that stream
+        // (otherwise dynamic allocation could pile a stream's data into a full plane).
+        if fixed.is_none()
+            && !self.alloc.is_static()
+            && target.stream != default_stream
+            && !self.blocks.can_allocate(plane, target.stream, target.privileged)
+        {
+            let other = self.alloc_plane(lpn, target.stream);
+            if other != plane {
+                plane = other;
+                target = self.target_in(plane, lpn, write, default);
+            }
+        }
+        let Target { stream, privileged } = target;
         if !self.blocks.can_allocate(plane, stream, privileged) {
             self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
             self.parked_programs += 1;
@@ -99,6 +110,16 @@ impl Simulator<'_> {
         }
         self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0 });
         self.maybe_start_gc(plane);
+    }
+
+    /// Where the scheme sends a page write in `plane` (the default without a placement hook).
+    fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
+        if self.hooks.has(Hook::Placement) {
+            let mut ctx = place_ctx!(self, plane, default);
+            self.scheme.target(&mut ctx, lpn, write, plane)
+        } else {
+            default
+        }
     }
 
     /// Retries page writes that waited for a free block in `plane`.

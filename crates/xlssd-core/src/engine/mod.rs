@@ -217,6 +217,8 @@ pub struct Simulator<'s> {
     die_busy: Vec<Busy>,
     chan_busy: Vec<Busy>,
     energy: Energy,
+    /// A background run is scheduled (at most one is).
+    background_pending: bool,
     first_arrival_time: Option<Time>,
     last_completion: Time,
 
@@ -335,6 +337,7 @@ impl<'s> Simulator<'s> {
             die_busy: vec![Busy::default(); geo.dies as usize],
             chan_busy: vec![Busy::default(); geo.channels as usize],
             energy: Energy::default(),
+            background_pending: false,
             first_arrival_time: None,
             last_completion: 0,
             rel: reliability::Reliability::new(
@@ -387,7 +390,8 @@ impl<'s> Simulator<'s> {
         const PROGRESS_EVERY: u64 = 1 << 16;
         const CHECK_EVERY: u64 = 1 << 12;
         loop {
-            while let Some((_, ev)) = self.q.pop() {
+            while !self.only_background_left() {
+                let Some((_, ev)) = self.q.pop() else { break };
                 self.handle(ev);
                 if let Some(e) = self.error.take() {
                     return Err(e);

@@ -12,11 +12,19 @@ impl Simulator<'_> {
         }
         if let Some(period) = self.scheme.period_ns(self.cfg.physics.retention_scale) {
             self.q.schedule_in(period, Ev::Background);
+            self.background_pending = true;
         }
+    }
+
+    /// True when the next background run is all that is left: the run ends before it, so
+    /// that a period far beyond the last request does not stretch the simulated time.
+    pub(super) fn only_background_left(&self) -> bool {
+        self.background_pending && self.q.len() == 1 && self.host_finished()
     }
 
     /// Runs the task in idle planes; looks again later while the host runs.
     pub(super) fn background(&mut self) {
+        self.background_pending = false;
         let busy: Vec<bool> = self.gc_jobs.iter().map(|j| j.active()).collect();
         let mut moves = Vec::new();
         let ctx = BackgroundCtx {
