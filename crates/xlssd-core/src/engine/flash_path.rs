@@ -281,13 +281,21 @@ impl Simulator<'_> {
         } else {
             [QueueClass::Read, QueueClass::Write, QueueClass::Gc]
         };
-        let Some(qc) = order.into_iter().find(|&qc| !self.dies[die as usize].queues[qc as usize].is_empty()) else {
+        // A program may start only as its block's next page: a scheme can send host writes
+        // and GC copies to one block, and their queues must not reorder its pages.
+        let startable = |sim: &Self, id: u32| {
+            let t = sim.txns.get(id);
+            t.kind.op() != OpClass::Program || sim.next_to_program(t.ppn)
+        };
+        let Some(qc) = order.into_iter().find(|&qc| {
+            self.dies[die as usize].queues[qc as usize].front().is_some_and(|&id| startable(self, id))
+        }) else {
             return;
         };
         // A multi-plane command: the first queued transaction of each plane, if it needs the
         // same operation as the head of the queue. Taking only each plane's first keeps the
         // program order within every block.
-        let queue = &mut self.dies[die as usize].queues[qc as usize];
+        let queue = &self.dies[die as usize].queues[qc as usize];
         let class = self.txns.get(queue[0]).kind.op();
         let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 0, txns: [0; MAX_PLANES] };
         let mut seen: u32 = 0;
@@ -300,7 +308,7 @@ impl Simulator<'_> {
                 continue;
             }
             seen |= bit;
-            if t.kind.op() == class {
+            if t.kind.op() == class && (class != OpClass::Program || self.next_to_program(t.ppn)) {
                 op.txns[op.n] = id;
                 taken[op.n] = i;
                 op.n += 1;
@@ -309,6 +317,7 @@ impl Simulator<'_> {
                 }
             }
         }
+        let queue = &mut self.dies[die as usize].queues[qc as usize];
         for &i in taken[..op.n].iter().rev() {
             queue.remove(i);
         }
@@ -323,6 +332,19 @@ impl Simulator<'_> {
             OpClass::Read | OpClass::Erase => cmd,
         };
         self.request_channel(die, inbound, false);
+    }
+
+    /// Whether `ppn` may be programmed now: every earlier page of its block has finished,
+    /// or is in the command whose completion is being handled (its pages are counted as
+    /// they are handled, and a command started meanwhile comes after it).
+    fn next_to_program(&self, ppn: u32) -> bool {
+        if self.blocks.is_next_to_program(ppn) {
+            return true;
+        }
+        let block = self.geo.block_of(ppn);
+        self.finishing.iter().any(|&q| {
+            self.geo.block_of(q) == block && self.blocks.is_next_to_program(q) && self.blocks.rank(ppn) == self.blocks.rank(q) + 1
+        })
     }
 
     /// Asks for the die's channel for `duration`; read data going out is served first.
@@ -507,6 +529,13 @@ impl Simulator<'_> {
         let elapsed = self.now() - op.start;
         self.die_busy[die as usize].add(activity, elapsed);
         self.die_load[die as usize] -= op.n as u32;
+        self.finishing.clear();
+        if op.class == OpClass::Program {
+            for &id in op.txns() {
+                let ppn = self.txns.get(id).ppn;
+                self.finishing.push(ppn);
+            }
+        }
         let reclaim = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
         let mut sensed = [(0u32, TxnKind::HostRead); MAX_PLANES];
         if reclaim {
@@ -575,6 +604,7 @@ impl Simulator<'_> {
     }
 
     fn program_finished(&mut self, ppn: u32) {
+        self.finishing.retain(|&q| q != ppn);
         if let Err(m) = self.blocks.program_done(ppn) {
             self.invariant(m);
             return;

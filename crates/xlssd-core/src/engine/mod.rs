@@ -219,6 +219,9 @@ pub struct Simulator<'s> {
     energy: Energy,
     /// A background run is scheduled (at most one is).
     background_pending: bool,
+    /// Pages of the program command whose completion is being handled, not yet counted
+    /// as programmed.
+    finishing: Vec<u32>,
     first_arrival_time: Option<Time>,
     last_completion: Time,
 
@@ -338,6 +341,7 @@ impl<'s> Simulator<'s> {
             chan_busy: vec![Busy::default(); geo.channels as usize],
             energy: Energy::default(),
             background_pending: false,
+            finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),
             first_arrival_time: None,
             last_completion: 0,
             rel: reliability::Reliability::new(

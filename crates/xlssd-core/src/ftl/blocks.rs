@@ -288,6 +288,13 @@ impl BlockManager {
         Ok(())
     }
 
+    /// Whether `ppn` is the next page of its block to program: every page before it in the
+    /// block's order has finished.
+    #[inline]
+    pub fn is_next_to_program(&self, ppn: u32) -> bool {
+        self.rank(ppn) == self.programmed[self.geo.block_of(ppn) as usize]
+    }
+
     /// Whether the data of `ppn` is on the flash yet (its program has finished).
     #[inline]
     pub fn is_programmed(&self, ppn: u32) -> bool {

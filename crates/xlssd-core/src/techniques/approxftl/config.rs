@@ -39,6 +39,19 @@ pub struct ApproxConfig {
     /// Block openings between recomputations of the smallest effective wear (Sec. IV-C:
     /// the smallest W is found periodically, not on every allocation).
     pub wear_refresh_every: u32,
+    /// Where GC (and refresh) copies go under `approxftl`: `ordinary`, the active blocks of
+    /// the page's own hot or cold pool (Sec. IV-D: valid pages move "to active blocks"; at
+    /// most five per pool, Sec. IV-B), or `separate`, a third pool of five active blocks of
+    /// their own.
+    pub gc_pool: GcPool,
+}
+
+/// Which active blocks relocated pages go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPool {
+    Ordinary,
+    Separate,
 }
 
 impl Default for ApproxConfig {
@@ -53,6 +66,7 @@ impl Default for ApproxConfig {
             promote_after: 2,
             refresh_h: 4_380.0,
             wear_refresh_every: 64,
+            gc_pool: GcPool::Ordinary,
         }
     }
 }

@@ -15,7 +15,7 @@ pub mod layout;
 pub mod report;
 pub mod wear;
 
-use self::config::ApproxConfig;
+use self::config::{ApproxConfig, GcPool};
 use self::layout::{ActiveBlocks, BlockKind, GC_POOL, POOLS};
 use self::report::{ActiveBlockCounts, ApproxPages, ApproxReport, FastPrecise};
 use super::hooks::*;
@@ -69,7 +69,9 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
         "phase2_precise_speedup",
         "refresh_h",
         "wear_refresh_every",
+        "gc_pool",
     ],
+    // Room for the separate GC pool; with `gc_pool = "ordinary"` its streams stay closed.
     streams: POOLS * BlockKind::ALL.len() as u32,
     build: |ctx| build(ctx, Variant::Approxftl),
 };
@@ -255,7 +257,8 @@ impl Placement for Approx {
             Variant::VthB if approx => Target { stream: if kind == WriteKind::Relocation { 2 } else { 1 }, privileged },
             Variant::VthB => ctx.default,
             Variant::Approxftl => {
-                let pool = if kind == WriteKind::Relocation { GC_POOL } else { self.pool(lpn) };
+                let separate = kind == WriteKind::Relocation && self.cfg.gc_pool == GcPool::Separate;
+                let pool = if separate { GC_POOL } else { self.pool(lpn) };
                 let active = self.active_blocks(ctx, plane, pool, privileged);
                 Target { stream: layout::choose_block(approx, active).stream(pool), privileged }
             }
@@ -513,5 +516,55 @@ impl Technique for Approx {
             refreshed_blocks,
         };
         sections.insert(report::KEY.to_string(), serde_json::to_value(r).expect("report section serialises"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, GeometryConfig};
+
+    /// Where ApproxFTL sends a GC copy of a hot and of a cold page, with `gc_pool` as given.
+    fn relocation_streams(gc_pool: &str) -> (u32, u32) {
+        let mut cfg = Config { geometry: GeometryConfig::one_plane(32, 16, 4), ..Config::default() };
+        cfg.scheme.name = "approxftl".into();
+        let geo = Geometry::new(&cfg.geometry);
+        let table = serde_json::json!({ "gc_pool": gc_pool });
+        let resolved = resolve(&table, "scheme.approxftl").unwrap();
+        let ctx = BuildCtx { cfg: &cfg, geo: &geo, logical_pages: 256, table: Some(&resolved) };
+        let mut t = build(&ctx, Variant::Approxftl).unwrap();
+        let mut blocks = BlockManager::new(&geo, APPROXFTL.streams);
+        let (mut threshold, mut hard) = (3, 1);
+        let mut set_up = SetupCtx { geo: &geo, blocks: &mut blocks, gc_threshold_blocks: &mut threshold, gc_hard_blocks: &mut hard };
+        t.set_up(&mut set_up);
+        // Page 0 written by a small (hot) request, page 1 by a large (cold) one; both precise.
+        let write = |lpn: u64, bytes: u64| HostWrite { first_lpn: lpn, n_pages: 1, lba: lpn * 8, bytes, approximate: false, logical_pages: 256 };
+        t.host_write(&write(0, 4096));
+        t.host_write(&write(1, 1 << 20));
+        let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
+        let mut place = |lpn: u32| {
+            let mut ctx = PlaceCtx {
+                geo: &geo,
+                blocks: &mut blocks,
+                picker: &mut picker,
+                relocating: None,
+                default: Target { stream: 0, privileged: true },
+                clock_h: 0.0,
+            };
+            t.target(&mut ctx, lpn, WriteKind::Relocation, 0).stream
+        };
+        (place(0), place(1))
+    }
+
+    #[test]
+    fn gc_copies_go_to_the_pages_own_pool_unless_a_separate_one_is_asked_for() {
+        let kinds = BlockKind::ALL.len() as u32;
+        let (hot, cold) = relocation_streams("ordinary");
+        assert!(hot < kinds, "hot page to stream {hot}, outside the hot pool");
+        assert!((kinds..2 * kinds).contains(&cold), "cold page to stream {cold}, outside the cold pool");
+        let (hot, cold) = relocation_streams("separate");
+        for s in [hot, cold] {
+            assert!((GC_POOL * kinds..(GC_POOL + 1) * kinds).contains(&s), "stream {s} outside the GC pool");
+        }
     }
 }
