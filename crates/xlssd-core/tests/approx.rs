@@ -12,7 +12,7 @@ use xlssd_core::Config;
 fn device(scheme: &str) -> Config {
     let mut cfg = small();
     cfg.geometry.layers = 4;
-    // ApproxFTL keeps ten open blocks per plane (five per pool): room beside the data.
+    // ApproxFTL keeps fifteen open blocks per plane (five per pool): room beside the data.
     cfg.ftl.overprovisioning = 0.25;
     cfg.scheme.name = scheme.to_string();
     if scheme == "approxftl" {

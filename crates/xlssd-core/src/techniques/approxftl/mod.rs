@@ -71,7 +71,8 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
         "wear_refresh_every",
         "gc_pool",
     ],
-    // Room for the separate GC pool; with `gc_pool = "ordinary"` its streams stay closed.
+    // Room for the separate GC pool (the default); with `gc_pool = "ordinary"` its streams
+    // stay closed.
     streams: POOLS * BlockKind::ALL.len() as u32,
     build: |ctx| build(ctx, Variant::Approxftl),
 };
