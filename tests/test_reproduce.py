@@ -65,8 +65,14 @@ def test_quick_run_writes_results_table_and_figures(quick):
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 60 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
-    assert [r["kind"] for r in table] == [c.row_kind for c in tecs15_ecc.EXPERIMENT.claims
-                                          if c.where.get("aging.initial_pe") not in (100, 1_000)]
+    assert [r["quantity"] for r in table] == [c.label for c in tecs15_ecc.EXPERIMENT.claims
+                                              if c.where.get("aging.initial_pe") not in (100, 1_000)]
+    assert [r["kind"] for r in table] == [_expected_kind(r["ref"], r["quantity"]) for r in table]
+    for r in json.loads((out / "comparison.json").read_text()):
+        assert list(r)[:3] == ["ref", "kind", "quantity"] and r["kind"] == _expected_kind(r["ref"], r["quantity"])
+    md = (out / "comparison.md").read_text().splitlines()
+    assert md[2].startswith("| Table I | input | program time at cycle 1, ISPP-RV (us) |"), md[2]
+    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 3
     assert (out / "comparison.md").read_text().startswith("| source | kind | quantity | ours | paper |")
     assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
     for f in (out / "figures").glob("*.png"):
