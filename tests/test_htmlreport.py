@@ -40,6 +40,10 @@ def test_report_is_self_contained(folders):
         assert "<link" not in html and "<script" not in html and "@import" not in html
     repro = (folders["repro"] / "report.html").read_text()
     assert 'id="comparison"' in repro and "Bertozzi" in repro
+    assert "<th>source</th><th>kind</th><th>quantity</th>" in repro
+    # tecs15-ecc --quick: 3 program times and 9 RBERs given to the model, 45 t cells, 3 Fig. 10 throughputs.
+    kinds = re.findall(r"<td>[^<]*</td><td>(input|computed|simulated)</td>", repro)
+    assert (kinds.count("input"), kinds.count("computed"), kinds.count("simulated")) == (12, 45, 3)
     assert repro.count("data:image/png;base64,") == 6
 
 

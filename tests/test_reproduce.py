@@ -24,6 +24,17 @@ def _comparison(out) -> dict[str, dict]:
     return {c["quantity"]: c for c in json.loads((out / "comparison.json").read_text())}
 
 
+def _expected_kind(ref: str, quantity: str) -> str:
+    """tecs15-ecc's rows by what they are: Table I's program times and Table II's RBERs
+    were given to the ISPP model, the BCH t cells are Eq. 2, and only Fig. 10 is measured."""
+    if ref.startswith("Fig. 10"):
+        return "simulated"
+    if quantity.startswith("BCH t"):
+        return "computed"
+    assert quantity.startswith(("program time", "RBER")), quantity
+    return "input"
+
+
 def test_quick_run_prints_ours_beside_the_paper(quick):
     out, p = quick
     assert p.returncode == 0, p.stderr
@@ -54,8 +65,14 @@ def test_quick_run_writes_results_table_and_figures(quick):
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 60 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
-    assert [r["kind"] for r in table] == [c.row_kind for c in tecs15_ecc.EXPERIMENT.claims
-                                          if c.where.get("aging.initial_pe") not in (100, 1_000)]
+    assert [r["quantity"] for r in table] == [c.label for c in tecs15_ecc.EXPERIMENT.claims
+                                              if c.where.get("aging.initial_pe") not in (100, 1_000)]
+    assert [r["kind"] for r in table] == [_expected_kind(r["ref"], r["quantity"]) for r in table]
+    for r in json.loads((out / "comparison.json").read_text()):
+        assert list(r)[:3] == ["ref", "kind", "quantity"] and r["kind"] == _expected_kind(r["ref"], r["quantity"])
+    md = (out / "comparison.md").read_text().splitlines()
+    assert md[2].startswith("| Table I | input | program time at cycle 1, ISPP-RV (us) |"), md[2]
+    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 3
     assert (out / "comparison.md").read_text().startswith("| source | kind | quantity | ours | paper |")
     assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
     for f in (out / "figures").glob("*.png"):
@@ -185,11 +202,35 @@ def test_a_claim_says_what_kind_of_number_it_is():
     assert Claim("Table I", "given", 1.0, metric="m", kind="input").row_kind == "input"
     with pytest.raises(ValueError, match="Fig. 1, 'x': kind 'guess' is not one of simulated, computed, input"):
         Claim("Fig. 1", "x", 1.0, metric="m", kind="guess")
-    # A compute that runs simulations of its own is simulated.
-    assert Claim("Fig. 1", "x", 1.0, compute=lambda: 1.0, kind="simulated").row_kind == "simulated"
-    # Of tecs15-ecc's 66 claims only Fig. 10's three throughputs are simulated.
-    kinds = [c.row_kind for c in tecs15_ecc.EXPERIMENT.claims]
+    # A formula cannot pass for a measurement, nor a measurement for a formula.
+    with pytest.raises(ValueError, match=r"claim Fig\. 2, 'y': kind 'simulated' with `compute`"):
+        Claim("Fig. 2", "y", 1.0, compute=lambda: 1.0, kind="simulated")
+    with pytest.raises(ValueError, match=r"claim Fig\. 2, 'y': kind 'input' with `compute`"):
+        Claim("Fig. 2", "y", 1.0, compute=lambda: 1.0, kind="input")
+    with pytest.raises(ValueError, match=r"claim Fig\. 3, 'z': kind 'computed' needs `compute`"):
+        Claim("Fig. 3", "z", 1.0, metric="m", kind="computed")
+    with pytest.raises(ValueError, match="not both"):
+        Claim("Fig. 3", "z", 1.0, compute=lambda: 1.0, simulate=lambda: 1.0)
+    # Numbers from simulations of the claim's own (outside the experiment's points).
+    assert Claim("Fig. 4", "own runs", 1.0, simulate=lambda: 1.0).row_kind == "simulated"
+    # tecs15-ecc: 3 program times and 3 x 5 RBERs are inputs, 3 UBERs x 3 algorithms x 5
+    # P/E counts of t are computed, and Fig. 10's three throughputs are simulated.
+    claims = tecs15_ecc.EXPERIMENT.claims
+    assert [c.row_kind for c in claims] == [_expected_kind(c.ref, c.label) for c in claims]
+    kinds = [c.row_kind for c in claims]
     assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (3, 45, 18)
+
+
+def test_a_claims_own_simulation_is_compared():
+    from xlssd.reproduce.experiment import Claim, Experiment, compare
+
+    exp = Experiment("e", "d", paper="p", preset="tecs15-mlc-2g", schemes={"baseline": {}}, baseline="baseline",
+                     workloads={}, metrics=[],
+                     claims=[Claim("Fig. 1", "own", 2.0, simulate=lambda: 2.1),
+                             Claim("Eq. 1", "formula", 1.0, compute=lambda: 3.0)])
+    comparisons, skipped = compare(exp, [])
+    assert skipped == 0 and [(c.claim.row_kind, c.ours) for c in comparisons] == [("simulated", 2.1),
+                                                                                   ("computed", 3.0)]
 
 
 def test_the_headline_leads_with_simulated_rows():

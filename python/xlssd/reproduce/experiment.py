@@ -60,10 +60,11 @@ class Claim:
     experiment's workloads) and `where` (config key -> value, e.g. the P/E count).
     `normalise` is None (absolute), "ratio" (scheme / baseline) or "change" (percent change
     from the baseline), the baseline being the claim's or else the experiment's. Numbers the
-    paper derives analytically give `compute` instead. `bound = "above"` is for a paper
-    cell such as ">93": ours must exceed it. `kind` (KINDS) defaults to "computed" with
-    `compute` and "simulated" without; a measured claim whose number the model was given
-    says "input", and a `compute` that runs simulations of its own says "simulated"."""
+    paper derives analytically give `compute` instead, and numbers measured on simulations
+    of the claim's own, outside the experiment's points, give `simulate`. `bound = "above"`
+    is for a paper cell such as ">93": ours must exceed it. `kind` (KINDS) is "computed"
+    exactly when `compute` is given and defaults to "simulated" otherwise; a measured claim
+    whose number the model was given says "input"."""
 
     ref: str
     label: str
@@ -80,6 +81,7 @@ class Claim:
     rel_tol: float = 0.10
     abs_tol: float = 0.0
     compute: Callable[[], float] | None = None
+    simulate: Callable[[], float] | None = None
     note: str = ""
     #: Claims that measure one paper number under different workload or device
     #: assumptions share a group; the verdict says at how many of them it holds.
@@ -89,8 +91,20 @@ class Claim:
     kind: str | None = None
 
     def __post_init__(self):
+        # A formula's row labelled as a measurement (or the reverse) would be counted in the
+        # wrong part of the headline, which is what the kinds are there to prevent.
+        problem = None
         if self.kind is not None and self.kind not in KINDS:
-            raise ValueError(f"claim {self.ref}, {self.label!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+            problem = f"kind {self.kind!r} is not one of {', '.join(KINDS)}"
+        elif self.compute is not None and self.simulate is not None:
+            problem = "give `compute` (a formula) or `simulate` (simulation runs), not both"
+        elif self.compute is not None and self.kind not in (None, "computed"):
+            problem = (f"kind {self.kind!r} with `compute`: a formula evaluated outside the simulator is "
+                       "'computed' (numbers from simulations of the claim's own give `simulate`)")
+        elif self.compute is None and self.kind == "computed":
+            problem = "kind 'computed' needs `compute`, the formula"
+        if problem:
+            raise ValueError(f"claim {self.ref}, {self.label!r}: {problem}")
 
     @property
     def row_kind(self) -> str:
@@ -297,7 +311,8 @@ def compare(exp: Experiment, rows: list[dict[str, Any]]) -> tuple[list[Compariso
     """The paper's numbers beside ours, and how many claims this run could not check."""
     out, skipped = [], 0
     for claim in exp.claims:
-        ours = claim.compute() if claim.compute is not None else _measure(claim, exp, rows)
+        own = claim.compute or claim.simulate
+        ours = own() if own is not None else _measure(claim, exp, rows)
         if ours is None:
             skipped += 1
         else:
@@ -408,7 +423,7 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
         m = exp.metric(fig.metric)
         paper: dict[str, list[tuple[float, float]]] = {}
         for c in exp.claims:
-            if (c.metric == fig.metric and c.normalise is None and c.compute is None
+            if (c.metric == fig.metric and c.normalise is None and c.compute is None and c.simulate is None
                     and set(c.where) == {fig.x} and (fig.workload is None or c.workload == fig.workload)):
                 paper.setdefault(c.scheme, []).append((c.where[fig.x], c.paper))
         by = ["scheme"] if fig.workload else ["scheme", "workload_name"]

@@ -133,9 +133,10 @@ def _t_claim(c: Cell) -> Claim:
 
 def _claims() -> list[Claim]:
     # Table I's program times and Table II's RBERs are the ISPP model's inputs
-    # (physics/ispp.rs): measuring them back checks that reads and writes carry them, not
-    # the model. The t cells evaluate Eq. 2 outside the simulator. Fig. 10's throughputs
-    # are the simulated rows.
+    # (physics/ispp.rs; the power-law model of physics/power_law.rs adds only a retention
+    # term to Table II, with assumed parameters): measuring them back checks that reads
+    # and writes carry them, not the model. The t cells evaluate Eq. 2 outside the
+    # simulator. Fig. 10's throughputs are the simulated rows.
     out = [
         Claim("Table I", f"program time at cycle 1, ISPP-{a} (us)", PROGRAM_US[a], metric="program_us",
               scheme=adaptive(a), workload="randwrite", where={"aging.initial_pe": 1}, kind="input")
