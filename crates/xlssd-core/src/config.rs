@@ -317,4 +317,14 @@ mod tests {
         let cfg = Config::from_toml_str("[timing]\nerase_suspend = true\nerase_suspend_us = 0.0\n").unwrap();
         assert!(cfg.timing.erase_suspend);
     }
+
+    #[test]
+    fn a_config_survives_a_json_round_trip_exactly() {
+        // Reports carry the resolved config as JSON and sweeps rebuild configs from it: every
+        // float must come back bit for bit (exp_linear.c once lost its last digit).
+        let cfg = Config::default();
+        let back = Config::from_json_str(&serde_json::to_string(&cfg.to_json_value()).unwrap()).unwrap();
+        assert_eq!(back, cfg);
+        assert_eq!(back.physics.exp_linear.c.to_bits(), cfg.physics.exp_linear.c.to_bits());
+    }
 }
