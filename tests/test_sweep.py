@@ -289,3 +289,27 @@ def test_grouped_values_plot_draws_a_bar_per_series_and_category():
     assert heights[0] == 0.9 and math.isnan(heights[1])
     with pytest.raises(ResultsError):
         plots.grouped_values({})
+
+
+def test_a_point_is_another_when_its_trace_file_or_the_simulator_build_changes(tmp_path, monkeypatch):
+    from xlssd.config import load_preset
+    from xlssd.sweep import spec as spec_mod
+    from xlssd.sweep.spec import Spec
+
+    trace = tmp_path / "t.trace"
+    trace.write_text("0 0 0 8 0\n")
+
+    def ids():
+        spec = Spec(name="s", base=load_preset("tiny"), workloads={"t": {"trace": str(trace)}})
+        return [p.id for p in spec.expand()]
+
+    first = ids()
+    assert ids() == first, "the same inputs give the same point"
+    # The same file rewritten (new content, new time stamp) is another point.
+    trace.write_text("0 0 0 8 0\n1000 0 8 8 0\n")
+    os.utime(trace, ns=(1_000_000_000, 1_000_000_000))
+    rewritten = ids()
+    assert rewritten != first
+    # Another build of the simulator: another point, so a resumed sweep reruns it.
+    monkeypatch.setattr(spec_mod, "engine_id", lambda: "another-build")
+    assert ids() != rewritten

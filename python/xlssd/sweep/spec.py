@@ -8,6 +8,7 @@ names the part of the file it comes from."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -85,11 +86,36 @@ class Point:
         }
 
 
+@functools.lru_cache(maxsize=None)
+def engine_id() -> str:
+    """A digest of the compiled simulator: results of another build are other points."""
+    from xlssd import _core
+
+    digest = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def _trace_stamp(workload: Mapping[str, Any]) -> list[int] | None:
+    """Size and modification time of a trace workload's file: a rewritten trace is another
+    point (hashing the content of a multi-gigabyte trace on every expansion would cost more
+    than it saves)."""
+    if not isinstance(workload, Mapping) or workload.get("kind") != "trace":
+        return None
+    path = workload["path"]
+    st = Path(path).stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
 def point_id(scheme: str, workload_name: str, config: Mapping[str, Any], workload: Mapping[str, Any]) -> str:
     # The labels are part of the identity: two schemes that happen to resolve to the same
-    # config (a scheme still being written, say) must still give two rows.
+    # config (a scheme still being written, say) must still give two rows. So are the
+    # simulator build and the trace file: resuming after either changed reruns the point.
     canonical = json.dumps(
-        {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload},
+        {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload,
+         "engine": engine_id(), "trace": _trace_stamp(workload)},
         sort_keys=True, separators=(",", ":"),
     )
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
