@@ -45,7 +45,7 @@ impl Simulator<'_> {
     pub(super) fn resume_erase(&mut self, die: u32) -> bool {
         let now = self.now();
         let d = &mut self.dies[die as usize];
-        if d.suspended.is_none() || !d.queues[QueueClass::Read as usize].is_empty() {
+        if !d.queues[QueueClass::Read as usize].is_empty() {
             return false;
         }
         let Some(s) = d.suspended.take() else { return false };

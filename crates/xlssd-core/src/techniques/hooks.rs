@@ -139,6 +139,14 @@ pub struct PlaceCtx<'a> {
     pub clock_h: f64,
 }
 
+#[cfg(test)]
+impl<'a> PlaceCtx<'a> {
+    /// A write with nothing relocating, to stream 0 by default, at retention hour 0.
+    pub(crate) fn plain(geo: &'a Geometry, blocks: &'a mut BlockManager, picker: &'a mut dyn FreeBlockPicker) -> Self {
+        PlaceCtx { geo, blocks, picker, relocating: None, default: Target { stream: 0, privileged: true }, clock_h: 0.0 }
+    }
+}
+
 /// Placement: which stream a page write goes to, and what it holds once placed.
 pub trait Placement {
     /// A host write request arrived.

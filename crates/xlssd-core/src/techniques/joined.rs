@@ -216,14 +216,7 @@ mod tests {
         let geo = crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 2));
         let mut blocks = BlockManager::new(&geo, 2);
         let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
-        let mut ctx = PlaceCtx {
-            geo: &geo,
-            blocks: &mut blocks,
-            picker: &mut picker,
-            relocating: None,
-            default: Target { stream: 0, privileged: true },
-            clock_h: 0.0,
-        };
+        let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
         assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });
         assert_eq!(j.erase_wear(0), 0.5);
         let plan = ErasePlan { loops: 4, loop_ns: 1_000 };

@@ -544,14 +544,7 @@ mod tests {
         t.host_write(&write(1, 1 << 20));
         let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
         let mut place = |lpn: u32| {
-            let mut ctx = PlaceCtx {
-                geo: &geo,
-                blocks: &mut blocks,
-                picker: &mut picker,
-                relocating: None,
-                default: Target { stream: 0, privileged: true },
-                clock_h: 0.0,
-            };
+            let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
             t.target(&mut ctx, lpn, WriteKind::Relocation, 0).stream
         };
         (place(0), place(1))
