@@ -26,8 +26,8 @@ def test_quick_run_has_every_claim_with_finite_values(quick):
     table = json.loads((out / "comparison.json").read_text())
     assert [c["quantity"] for c in table] == [c.label for c in approxftl.EXPERIMENT.claims]
     assert all(math.isfinite(c["ours"]) for c in table), table
-    # Every row is measured on simulations: the relative changes on these runs, output
-    # quality on the quality tasks' own device; so the headline has simulated rows only.
+    # Every row is measured on these runs, output quality included; so the headline has
+    # simulated rows only.
     assert {c["kind"] for c in table} == {"simulated"}
     within = sum(c["within_tolerance"] for c in table)
     headline = next(ln for ln in p.stdout.splitlines() if ln.startswith("simulated: "))
@@ -61,10 +61,14 @@ def test_quick_run_writes_results_and_figures(quick, shared_traces):
     setups = {(s["precondition.occupancy"], s["precondition.steady_state"]) for s in approxftl.SETUPS.values()}
     rows = [r for r in every if (r["config.precondition.occupancy"], r["config.precondition.steady_state"]) in setups
             and "@" not in r["workload_name"]]
+    buffered = [r for r in rows if r["config.cache.capacity_bytes"] > 0]
+    assert {r["workload_name"] for r in buffered} == apps
+    assert all(r["config.cache.capacity_bytes"] == 128 * 2**20 for r in buffered)
     assert {r["workload_name"] for r in rows} == apps | {"tpcc", "wsrch"}
+    rows = [r for r in rows if r["config.cache.capacity_bytes"] == 0]
     # Four schemes on nine workloads, on the aged device (Figs. 5-10) and the filled one
-    # (Fig. 11).
-    assert len(rows) == 4 * 9 * 2
+    # (Fig. 11); the seven applications again with the DRAM buffer on (Fig. 9).
+    assert len(rows) == 4 * 9 * 2 and len(buffered) == 4 * 7
     assert {(r["config.precondition.occupancy"], r["config.precondition.steady_state"]) for r in rows} == setups
     ftl = [r for r in rows if r["scheme"] == "approxftl" and r["workload_name"] in apps]
     assert all(r["approx.pages.approx"] > 0 for r in ftl)
@@ -114,6 +118,60 @@ def test_quick_run_has_the_physics_and_the_read_path_on(quick):
     assert all(r["approx.pages.approx"] == 0 for r in base if "approx.pages.approx" in r and r["approx.pages.approx"] is not None)
 
 
+def test_quality_comes_from_the_pages_the_scheme_placed(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    pages = approxftl.data_pages()
+    apps = {a.name for a in wl.APPS}
+    later = {approxftl.read_later_name(a) for a in apps}
+    rows = [r for r in parquet_rows(out) if r["workload_name"] in apps | later]
+    assert rows and all(r["payload.final_read.enabled"] for r in rows)
+    for r in rows:
+        where = (r["scheme"], r["workload_name"])
+        # Every page of the data set was written by the run's own writes and read back
+        # from flash, where the scheme put it.
+        assert r["payload.final_read.pages"] == pages, where
+        assert r["payload.final_read.host_written"] == pages, where
+        assert r["payload.final_read.from_flash"] == pages, where
+        # The approximate schemes program the data set approximately and return it raw; the
+        # baseline programs it precisely, decodes it, and the applications lose nothing.
+        approximate = pages if r["scheme"] != "baseline" else 0
+        assert r["payload.final_read.approximate"] == approximate, where
+        assert r["payload.final_read.raw"] == approximate, where
+        if r["scheme"] == "baseline":
+            assert r["quality.mean"] == 1.0 and r["quality.bits_flipped"] == 0, where
+    # Worn to 10K cycles and read 1,000 h later, pages programmed with V_max lowered carry
+    # errors of the order seed 000 states (7.2e-4), and the applications see them.
+    worn = [r for r in rows if r["workload_name"] in later and r["scheme"] in ("vth_b", "approxftl")]
+    assert len(worn) == 2 * 7
+    for r in worn:
+        assert r["config.aging.initial_pe"] == approxftl.WORN_PE
+        assert r["payload.final_read.after_h"] == approxftl.READ_AFTER_H
+        assert 1e-4 < r["payload.final_read.rber_mean"] < 1e-2, r["payload.final_read.rber_mean"]
+        assert r["quality.bits_flipped"] > 0
+
+
+def test_energy_counts_the_dram_buffer_when_it_is_on(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    rows = [r for r in parquet_rows(out) if r["workload_name"] in {a.name for a in wl.APPS}
+            and r["config.precondition.occupancy"] == 0.5 and r["config.aging.initial_pe"] == 0]
+    on = [r for r in rows if r["config.cache.capacity_bytes"] > 0]
+    off = [r for r in rows if r["config.cache.capacity_bytes"] == 0]
+    assert len(on) == len(off) == 4 * 7
+    dram = 2.56e-6 * 0.125 * 3.3  # one page access: 2.56 us at 125 mA and 3.3 V
+    for r in on:
+        # Every host page written goes into DRAM, every page written back comes out of it,
+        # and reads served by the controller read it.
+        accesses = r["ftl.host_pages_written"] + r["ftl.buffer.flushed_pages"] + r["ftl.buffer.read_hits"] \
+            + r["ftl.buffer.inflight_read_hits"] + r["ftl.unmapped_zero_reads"]
+        assert r["ftl.buffer.flushed_pages"] > 0.99 * r["ftl.host_pages_written"]
+        assert r["energy.dram_j"] == pytest.approx(accesses * dram, rel=1e-6), r["workload_name"]
+    for r in off:
+        # Without the buffer only reads of pages still being programmed touch DRAM.
+        assert r["energy.dram_j"] < 0.01 * r["energy.total_j"]
+
+
 def _writes(path):
     out = []
     for line in path.read_text().splitlines():
@@ -144,6 +202,21 @@ def test_generated_traces_follow_their_description(app, tmp_path):
     flag_of = {}
     for lba, _size, flag in writes:
         assert flag_of.setdefault(lba, flag) == flag
+
+
+def test_an_application_writes_its_data_set_first_into_its_approximate_cold_part(tmp_path):
+    app = next(a for a in wl.APPS if a.name == "smm")
+    lines = wl.write_trace(app, tmp_path / "a.trace", 1_000, scale=1 / 8, data_pages=53).read_text().splitlines()
+    first = [[int(x) for x in ln.split()] for ln in lines[:4]]
+    spp = wl.PAGE // wl.SECTOR
+    start = wl.data_lba(app, 1 / 8)
+    assert start == int(app.hot_gib / 8 * 2**30) // wl.SECTOR
+    # 53 pages in requests of 16, 16, 16 and 5 pages, at time 0, written and approximate.
+    assert [(t, lba, size, op, flag) for t, _d, lba, size, op, flag in first] == [
+        (0, start + i * 16 * spp, n * spp, 0, 1) for i, n in enumerate((16, 16, 16, 5))]
+    assert int(lines[4].split()[0]) > 0
+    with pytest.raises(ValueError, match="do not fit"):
+        wl.write_trace(app, tmp_path / "b.trace", 10, scale=1 / 8, data_pages=10**6)
 
 
 def test_tagging_a_real_trace_marks_half_of_its_space(tmp_path):

@@ -313,3 +313,49 @@ def test_a_point_is_another_when_its_trace_file_or_the_simulator_build_changes(t
     # Another build of the simulator: another point, so a resumed sweep reruns it.
     monkeypatch.setattr(spec_mod, "engine_id", lambda: "another-build")
     assert ids() != rewritten
+
+
+@pytest.mark.parametrize(
+    "quality, expected",
+    [
+        ("{ lba = -8, read_after_h = 0 }", "quality: lba: value -8 is not a sector number >= 0"),
+        ("{ lba = 0, read_after_h = -1.0 }", "quality: read_after_h: value -1.0 is not a number of hours >= 0"),
+        ("{ lba = 0 }", "quality: expected a table with exactly lba, read_after_h"),
+    ],
+)
+def test_a_bad_quality_table_is_named_and_writes_nothing(tmp_path, cli, quality, expected):
+    (tmp_path / "t.trace").write_text("0 0 0 16 0\n")
+    spec = write_spec(tmp_path, f'preset = "tiny"\n[workloads]\nt = {{ trace = "t.trace", quality = {quality} }}\n')
+    out = tmp_path / "out"
+    p = cli("sweep", str(spec), "--out", str(out))
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "[workloads] t" in p.stderr and expected in p.stderr, p.stderr
+    assert not out.exists()
+
+
+def test_a_trace_point_with_quality_measures_it_on_the_data_the_trace_wrote(tmp_path, cli):
+    # The tiny device, every page programmed approximately, worn and read 1,000 h later:
+    # the trace writes the data set (the quality tasks' data, 53 pages of 8 KB) and the
+    # applications score what came back.
+    from xlssd.quality.device import pack
+    from xlssd.quality.evaluation import application_data
+
+    size = 4096
+    pages = len(pack(application_data(), size)[0]) // size
+    (tmp_path / "t.trace").write_text("".join(f"0 0 {i * 8} 8 0\n" for i in range(pages)))
+    spec = write_spec(tmp_path, 'preset = "tiny"\n'
+                      'set = { physics.model = "vth", physics.program_mode = "approx-vmax", aging.initial_pe = 10000, '
+                      'ecc.scheme = "ldpc", ecc.skip_approximate = true, geometry.page_size = 4096 }\n'
+                      '[workloads]\nt = { trace = "t.trace", quality = { lba = 0, read_after_h = 1000 } }\n')
+    out = tmp_path / "out"
+    p = cli("sweep", str(spec), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    (row,) = parquet_rows(out)
+    assert row["payload.final_read.pages"] == row["payload.final_read.host_written"] == pages
+    assert row["payload.final_read.approximate"] == pages and row["payload.final_read.after_h"] == 1000
+    assert row["quality.bits_flipped"] > 0
+    assert 0 < row["quality.mean"] <= 1
+    tasks = [k for k in row if k.startswith("quality.") and k not in ("quality.mean", "quality.bits", "quality.bits_flipped")]
+    assert sorted(tasks) == ["quality.decision_tree_breast_cancer", "quality.image_camera", "quality.k_nn_iris",
+                             "quality.mlp_digits", "quality.svm_digits"]
+    assert row["quality.mean"] == pytest.approx(sum(row[k] for k in tasks) / len(tasks))

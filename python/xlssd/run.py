@@ -32,6 +32,7 @@ def simulate(
     progress: Callable[[int, int], Any] | None = None,
     payload: bytes | None = None,
     payload_lba: int = 0,
+    payload_final_read_after_h: float | None = None,
 ) -> Report:
     """Runs one simulation and returns its report.
 
@@ -44,6 +45,9 @@ def simulate(
     `payload` (bytes) is carried on the device from sector `payload_lba` (payload mode); the
     report's `payload` attribute then holds the bytes the host would read back: as written
     where the decoder corrected them, with bit errors where it did not.
+    `payload_final_read_after_h` (hours) reads the whole payload once more after the run,
+    that long after its end and outside simulated time (the report's
+    `payload.final_read.*` keys); the bytes returned are then those of that read.
     """
     cfg = _config_of(config)
     wl = as_workload(workload, cfg)
@@ -51,7 +55,8 @@ def simulate(
         return Report.from_json(_core.run(json.dumps(cfg), json.dumps(wl), check, progress))
     if payload_lba < 0:
         raise _core.ConfigError(f"payload_lba: value {payload_lba} is out of range: expected a sector >= 0")
-    text, returned = _core.run_with_payload(json.dumps(cfg), json.dumps(wl), check, progress, payload_lba, bytes(payload))
+    text, returned = _core.run_with_payload(json.dumps(cfg), json.dumps(wl), check, progress, payload_lba, bytes(payload),
+                                            payload_final_read_after_h)
     report = Report.from_json(text)
     report.payload = returned[: len(payload)]
     return report

@@ -39,6 +39,29 @@ pub struct PayloadReport {
     /// Of those, how many came back with at least one flipped bit.
     pub pages_returned_with_errors: u64,
     pub bits_flipped: u64,
+    pub final_read: FinalReadReport,
+}
+
+/// The payload's final read after the run (`Payload::final_read_after_h`): every page of the
+/// range read once more, outside simulated time.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct FinalReadReport {
+    pub enabled: bool,
+    /// Hours of retention between the end of the run and the read.
+    pub after_h: f64,
+    pub pages: u64,
+    /// Pages that the run's host writes put where they are.
+    pub host_written: u64,
+    /// Pages found on flash (the rest were in the write buffer or never written).
+    pub from_flash: u64,
+    /// Pages on flash programmed in an approximate mode.
+    pub approximate: u64,
+    /// Pages returned without correction.
+    pub raw: u64,
+    pub with_errors: u64,
+    pub bits_flipped: u64,
+    /// Mean RBER of the pages found on flash, decoded or not.
+    pub rber_mean: f64,
 }
 
 /// The read path's physics and decoding. All zero in the fixed-latency mode

@@ -197,7 +197,7 @@ fn payload_run(mode: xlssd_core::physics::ProgramMode, scheme: EccScheme, skip: 
     cfg.ecc.scheme = scheme;
     cfg.ecc.skip_approximate = skip;
     let data: Vec<u8> = (0..64 * 4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-    let mut payload = xlssd_core::Payload { first_lba: 0, data, returned: Vec::new() };
+    let mut payload = xlssd_core::Payload::new(0, data);
     let reqs = (0..64u64).map(|i| req(i * 1_000_000, i, 1, Op::Read, 8)).collect();
     let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
     let report = sim
@@ -241,7 +241,7 @@ fn payload_outside_the_device_or_off_a_page_boundary_is_a_config_error() {
     let cfg = small();
     for (lba, len) in [(3u64, 4096usize), (0, 1 << 30)] {
         let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).unwrap();
-        let mut payload = xlssd_core::Payload { first_lba: lba, data: vec![1; len], returned: Vec::new() };
+        let mut payload = xlssd_core::Payload::new(lba, vec![1; len]);
         let err = sim.run(xlssd_core::RunOptions { payload: Some(&mut payload), ..Default::default() }).unwrap_err();
         assert!(err.to_string().contains("payload.lba"), "{err}");
         assert!(payload.returned.is_empty());
@@ -270,4 +270,69 @@ fn a_precise_read_pays_the_decode_and_an_approximate_one_does_not() {
     assert_eq!((approx.reliability.decode.hard, approx.reliability.decode.raw), (0, 1));
     let gap = precise.host.read.latency_us.mean - approx.host.read.latency_us.mean;
     assert!((gap - cfg.ecc.ldpc.hard_us).abs() < 0.002, "precise read {} us longer, hard decode {} us", gap, cfg.ecc.ldpc.hard_us);
+}
+
+/// A 16-page payload at LBA 0 under `vth_b` at 10K cycles: the workload writes pages 0-7
+/// approximately and pages 8-11 precisely; pages 12-15 keep the preconditioned data. Then
+/// the final read, `after_h` hours after the run.
+fn final_read_run(after_h: Option<f64>) -> (xlssd_core::Report, xlssd_core::Payload) {
+    let mut cfg = worn_3d(xlssd_core::physics::ProgramMode::Precise);
+    cfg.scheme.name = "vth_b".into();
+    cfg.precondition.occupancy = 0.5;
+    cfg.ecc.scheme = EccScheme::Ldpc;
+    cfg.ecc.skip_approximate = true;
+    let reqs = (0..12u64)
+        .map(|i| {
+            let mut w = req(i * 2_000_000, i, 1, Op::Write, 8);
+            w.approx = i < 8;
+            w
+        })
+        .collect();
+    let data: Vec<u8> = (0..16 * 4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+    let mut payload = xlssd_core::Payload { final_read_after_h: after_h, ..xlssd_core::Payload::new(0, data) };
+    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let report = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
+    (report, payload)
+}
+
+#[test]
+fn the_final_read_returns_each_page_with_the_errors_its_placement_and_age_leave() {
+    let (r, p) = final_read_run(Some(1_000.0));
+    let f = &r.payload.final_read;
+    assert!(f.enabled);
+    assert_eq!((f.pages, f.host_written, f.from_flash, f.approximate, f.raw), (16, 12, 16, 8, 8));
+    // Errors only in the approximate pages, which are read raw; the precise ones, written by
+    // the workload or before it, are decoded.
+    let page = |i: usize| i * 4096..(i + 1) * 4096;
+    let flips = |i: usize| bit_differences(&p.data[page(i)], &p.returned[page(i)]);
+    assert!((0..8).all(|i| flips(i) > 0), "{:?}", (0..8).map(flips).collect::<Vec<_>>());
+    assert!((8..16).all(|i| flips(i) == 0));
+    assert_eq!((0..16).map(flips).sum::<u64>(), f.bits_flipped);
+    assert_eq!(f.with_errors, 8);
+    // An approximate page 1,000 h old at 10K cycles is near seed 000's 7.2e-4.
+    let approx_rber = f.bits_flipped as f64 / (8.0 * 4096.0 * 8.0);
+    assert!(approx_rber > 1e-4 && approx_rber < 3e-3, "{approx_rber:e}");
+    // Read at the end of the run instead, the same pages have aged minutes, not 1,000 h: the
+    // retention share of their errors is missing (at 10K cycles most are wear's).
+    let (young, _) = final_read_run(Some(0.0));
+    assert!(young.payload.final_read.rber_mean * 1.2 < f.rber_mean, "{} vs {}", young.payload.final_read.rber_mean, f.rber_mean);
+    // The final read is outside simulated time: everything else in the report is as without it.
+    let (plain, _) = final_read_run(None);
+    assert!(!plain.payload.final_read.enabled);
+    let strip = |r: &xlssd_core::Report| {
+        let mut r = r.clone();
+        r.clear_wall_clock();
+        r.payload = Default::default();
+        r.to_json()
+    };
+    assert_eq!(strip(&r), strip(&plain));
+}
+
+#[test]
+fn a_negative_final_read_delay_is_a_config_error() {
+    let cfg = small();
+    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).unwrap();
+    let mut payload = xlssd_core::Payload { final_read_after_h: Some(-1.0), ..xlssd_core::Payload::new(0, vec![1; 10]) };
+    let err = sim.run(xlssd_core::RunOptions { payload: Some(&mut payload), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("payload.final_read_after_h"), "{err}");
 }

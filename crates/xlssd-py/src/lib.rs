@@ -216,9 +216,11 @@ fn run(py: Python<'_>, config_json: &str, workload_json: &str, check: bool, prog
 }
 
 /// Runs one simulation carrying `data` at sector address `lba` (payload mode) and returns
-/// the report and the bytes the host would read back.
+/// the report and the bytes the host would read back; with `final_read_after_h`, the range
+/// is read once more that many hours after the run.
 #[pyfunction]
-#[pyo3(signature = (config_json, workload_json, check, progress, lba, data))]
+#[pyo3(signature = (config_json, workload_json, check, progress, lba, data, final_read_after_h=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_with_payload(
     py: Python<'_>,
     config_json: &str,
@@ -227,8 +229,9 @@ fn run_with_payload(
     progress: Option<Py<PyAny>>,
     lba: u64,
     data: Vec<u8>,
+    final_read_after_h: Option<f64>,
 ) -> PyResult<(String, Py<PyBytes>)> {
-    let mut payload = Payload { first_lba: lba, data, returned: Vec::new() };
+    let mut payload = Payload { final_read_after_h, ..Payload::new(lba, data) };
     let report = run_inner(py, config_json, workload_json, check, progress, Some(&mut payload))?;
     Ok((report, PyBytes::new(py, &payload.returned).unbind()))
 }

@@ -28,34 +28,51 @@ class Stored:
         return int(np.unpackbits(diff).sum())
 
 
-def round_trip_many(blobs: Sequence[bytes], config: Any, *, seed: int = 1) -> tuple[list[Stored], Report]:
-    """Stores every blob on one device, each from a page boundary, and reads each of their
-    pages back once, in order, from logical page 0.
-
-    One run for all of them, so that they share one device state, like the files of one
-    application; page-aligned, so that no page holds two blobs and each blob's errors are
-    its own pages'. `seed` is the run's top-level seed: it fixes the bit flips.
-    """
+def pack(blobs: Sequence[bytes], page_size: int) -> tuple[bytes, list[int]]:
+    """The blobs laid out one after another, each from a page boundary, and where each
+    starts: no page holds two blobs, so each blob's errors are its own pages'."""
     if not blobs or any(len(b) == 0 for b in blobs):
-        raise ValueError("round_trip_many needs at least one blob, and no empty one")
-    cfg = _config_of(config)
-    cfg["seed"] = seed
-    size = int(cfg["geometry"]["page_size"])
+        raise ValueError("a payload needs at least one blob, and no empty one")
     offsets, payload = [], bytearray()
     for blob in blobs:
         offsets.append(len(payload))
         payload += blob
-        payload += bytes(-len(payload) % size)
-    pages = len(payload) // size
-    workload = {"rw": "read", "bs": size, "n": pages}
-    report = simulate(cfg, workload, payload=bytes(payload), payload_lba=0)
-    back = report.payload
-    stored = [Stored(blob, back[at : at + len(blob)]) for at, blob in zip(offsets, blobs)]
-    return stored, report
+        payload += bytes(-len(payload) % page_size)
+    return bytes(payload), offsets
+
+
+def unpack(blobs: Sequence[bytes], offsets: Sequence[int], returned: bytes) -> list[Stored]:
+    return [Stored(blob, returned[at : at + len(blob)]) for at, blob in zip(offsets, blobs)]
+
+
+def round_trip_many(blobs: Sequence[bytes], config: Any, *, seed: int = 1) -> tuple[list[Stored], Report]:
+    """Stores every blob on one device (`pack`) and reads each of their pages back once, in
+    order, from logical page 0.
+
+    One run for all of them, so that they share one device state, like the files of one
+    application. `seed` is the run's top-level seed: it fixes the bit flips.
+    """
+    cfg = _config_of(config)
+    cfg["seed"] = seed
+    size = int(cfg["geometry"]["page_size"])
+    payload, offsets = pack(blobs, size)
+    workload = {"rw": "read", "bs": size, "n": len(payload) // size}
+    report = simulate(cfg, workload, payload=payload, payload_lba=0)
+    return unpack(blobs, offsets, report.payload), report
+
+
+def stored_in_run(blobs: Sequence[bytes], config: Any, workload: Any, *, lba: int,
+                  read_after_h: float) -> tuple[list[Stored], Report]:
+    """Carries the blobs (`pack`) from sector `lba` through a run of `workload`, whose writes
+    to those sectors are taken to rewrite them, and reads them back once after the run,
+    `read_after_h` hours after its end (the report's `payload.final_read.*`)."""
+    cfg = _config_of(config)
+    payload, offsets = pack(blobs, int(cfg["geometry"]["page_size"]))
+    report = simulate(cfg, workload, payload=payload, payload_lba=lba, payload_final_read_after_h=read_after_h)
+    return unpack(blobs, offsets, report.payload), report
 
 
 def round_trip(data: bytes, config: Any, *, seed: int = 1) -> tuple[bytes, Report]:
     """`data` as the host reads it back after storing it on the device `config` describes."""
     (stored,), report = round_trip_many([data], config, seed=seed)
     return stored.returned, report
-

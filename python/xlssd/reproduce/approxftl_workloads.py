@@ -19,6 +19,11 @@ The shape shared by all of them:
 - Arrivals are a Poisson process: blktrace timestamps of a compute-bound application are
   bursty, and nothing in the paper gives their rate; see INTERARRIVAL_US.
 
+- The application's data set (`data_pages`, the quality tasks' data) is written first, at
+  the start of the cold region's approximate part, in large approximate requests: an
+  application stores its inputs before it works on them, and the output quality is then
+  measured on those pages where the scheme placed them (`data_lba`).
+
 The real traces of `../shared/traces/` carry no flag; `tag_trace` copies one with every
 other mebibyte of its address space tagged approximate (half of the space).
 """
@@ -98,14 +103,27 @@ def footprint_sectors(app: App) -> int:
     return int((app.hot_gib + app.cold_gib) * 2**30) // SECTOR
 
 
-def write_trace(app: App, path: Path, n: int, scale: float = 1.0, interarrival_us: float = INTERARRIVAL_US) -> Path:
-    """Writes `n` requests of `app` to `path` (MQSim format with the approximate flag).
-    `scale` shrinks the regions (for small devices). Deterministic: the same arguments
-    give the same file."""
+def _regions(app: App, scale: float) -> tuple[int, int]:
+    """Pages of the hot and of the cold region."""
+    return max(4, int(app.hot_gib * scale * 2**30) // PAGE), max(64, int(app.cold_gib * scale * 2**30) // PAGE)
+
+
+def data_lba(app: App, scale: float = 1.0) -> int:
+    """Sector where the application's data set starts: the cold region's approximate part."""
+    return _regions(app, scale)[0] * (PAGE // SECTOR)
+
+
+def write_trace(app: App, path: Path, n: int, scale: float = 1.0, interarrival_us: float = INTERARRIVAL_US,
+                data_pages: int = 0) -> Path:
+    """Writes `n` requests of `app` to `path` (MQSim format with the approximate flag),
+    after `data_pages` pages of its data set written at `data_lba` at time 0. `scale`
+    shrinks the regions (for small devices). Deterministic: the same arguments give the
+    same file."""
     rng = np.random.Generator(np.random.PCG64(app.seed))
-    hot_pages = max(4, int(app.hot_gib * scale * 2**30) // PAGE)
-    cold_pages = max(64, int(app.cold_gib * scale * 2**30) // PAGE)
+    hot_pages, cold_pages = _regions(app, scale)
     big = max(LARGE_PAGES)
+    if data_pages > cold_pages * app.approx_cold:
+        raise ValueError(f"{app.name}: {data_pages} pages of data do not fit the approximate part of the cold region")
 
     gaps = rng.exponential(interarrival_us * 1000.0, n)
     times = np.cumsum(np.rint(gaps).astype(np.int64))
@@ -145,6 +163,13 @@ def write_trace(app: App, path: Path, n: int, scale: float = 1.0, interarrival_u
     spp = PAGE // SECTOR
     cols = np.column_stack([times, np.zeros(n, dtype=np.int64), page * spp, sizes * spp,
                             is_read.astype(np.int64), flag])
+    # The data set, in requests of the largest size, all arriving at the start.
+    starts = np.arange(0, data_pages, big, dtype=np.int64)
+    if starts.size:
+        data = np.column_stack([np.zeros(starts.size, dtype=np.int64), np.zeros(starts.size, dtype=np.int64),
+                                (hot_pages + starts) * spp, np.minimum(big, data_pages - starts) * spp,
+                                np.zeros(starts.size, dtype=np.int64), np.ones(starts.size, dtype=np.int64)])
+        cols = np.vstack([data, cols])
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
         np.savetxt(tmp, cols, fmt="%d")

@@ -49,8 +49,16 @@ def failed_row(task: Mapping[str, Any], error: str) -> dict[str, Any]:
 def run_point(task: Mapping[str, Any]) -> dict[str, Any]:
     """Simulates one point; a simulator error becomes a failed row rather than an exception,
     so one bad point never stops a sweep."""
+    quality: dict[str, Any] = {}
     try:
-        report = simulate(task["config"], task["workload"])
+        if task.get("quality"):
+            # Imported here: scikit-learn takes a second, and only these points need it.
+            from xlssd.quality.evaluation import in_run
+
+            q = task["quality"]
+            report, quality = in_run(task["config"], task["workload"], lba=q["lba"], read_after_h=q["read_after_h"])
+        else:
+            report = simulate(task["config"], task["workload"])
     except Exception as e:  # noqa: BLE001 - any failure of one point is that point's result
         return failed_row(task, f"{type(e).__name__}: {e}")
-    return {**_identity(task, OK, None), **_columns(report.flat())}
+    return {**_identity(task, OK, None), **_columns(report.flat()), **quality}

@@ -26,6 +26,9 @@ from xlssd.workload import Trace, synthetic
 DEFAULT_WORKLOAD = "default"
 #: The scheme a spec without [schemes] runs: no overrides.
 DEFAULT_SCHEME = "default"
+#: A trace workload's `quality` table: where the applications' data goes, and how long
+#: after the run it is read back.
+QUALITY_FIELDS = ("lba", "read_after_h")
 
 TOP_LEVEL_KEYS = {"name", "description", "preset", "config", "seeds", "baseline",
                   "set", "grid", "points", "workloads", "schemes"}
@@ -68,6 +71,8 @@ class Point:
     params: dict[str, Any]
     config: dict[str, Any]
     workload: dict[str, Any]
+    #: Output quality measured in the run (`QUALITY_FIELDS`), or None.
+    quality: dict[str, Any] | None = None
 
     def label(self) -> str:
         parts = [self.scheme, self.workload_name]
@@ -83,6 +88,7 @@ class Point:
             "seed": self.seed,
             "config": self.config,
             "workload": self.workload,
+            "quality": self.quality,
         }
 
 
@@ -109,15 +115,16 @@ def _trace_stamp(workload: Mapping[str, Any]) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
-def point_id(scheme: str, workload_name: str, config: Mapping[str, Any], workload: Mapping[str, Any]) -> str:
+def point_id(scheme: str, workload_name: str, config: Mapping[str, Any], workload: Mapping[str, Any],
+             quality: Mapping[str, Any] | None = None) -> str:
     # The labels are part of the identity: two schemes that happen to resolve to the same
     # config (a scheme still being written, say) must still give two rows. So are the
     # simulator build and the trace file: resuming after either changed reruns the point.
-    canonical = json.dumps(
-        {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload,
-         "engine": engine_id(), "trace": _trace_stamp(workload)},
-        sort_keys=True, separators=(",", ":"),
-    )
+    identity = {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload,
+                "engine": engine_id(), "trace": _trace_stamp(workload)}
+    if quality is not None:
+        identity["quality"] = quality
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
 
 
@@ -194,10 +201,10 @@ class Spec:
     def _workload(self, name: str, value: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         try:
             if isinstance(value, Mapping) and "trace" in value:
-                extra = set(value) - {"trace", "format", "skip_bad_lines"}
+                extra = set(value) - {"trace", "format", "skip_bad_lines", "quality"}
                 if extra:
                     raise ConfigError(f"unknown trace field(s) {', '.join(sorted(extra))}; "
-                                      "expected trace, format, skip_bad_lines")
+                                      "expected trace, format, skip_bad_lines, quality")
                 path = Path(value["trace"])
                 if not path.is_absolute() and self.source is not None:
                     path = self.source.parent / path
@@ -207,6 +214,24 @@ class Spec:
             return synthetic(value, cfg)
         except XlssdError as e:
             raise self._error("workloads", name, str(e)) from None
+
+    def _quality(self, name: str, value: Any) -> dict[str, Any] | None:
+        """A trace workload's `quality` table, checked: the applications' data is carried
+        from sector `lba` and read back `read_after_h` hours after the run (docs/quality.md)."""
+        if not isinstance(value, Mapping) or "quality" not in value:
+            return None
+        q = value["quality"]
+        problem = None
+        if not isinstance(q, Mapping) or set(q) != set(QUALITY_FIELDS):
+            problem = f"expected a table with exactly {', '.join(QUALITY_FIELDS)}"
+        elif isinstance(q["lba"], bool) or not isinstance(q["lba"], int) or q["lba"] < 0:
+            problem = f"lba: value {q['lba']!r} is not a sector number >= 0"
+        elif isinstance(q["read_after_h"], bool) or not isinstance(q["read_after_h"], (int, float)) \
+                or not q["read_after_h"] >= 0:
+            problem = f"read_after_h: value {q['read_after_h']!r} is not a number of hours >= 0"
+        if problem:
+            raise self._error("workloads", name, f"quality: {problem}")
+        return {"lba": q["lba"], "read_after_h": float(q["read_after_h"])}
 
     def expand(self) -> list[Point]:
         """Every point, in a fixed order: workload, scheme, swept values, seed."""
@@ -221,12 +246,13 @@ class Spec:
                     for seed in self.seeds if self.seeds is not None else [first["seed"]]:
                         cfg = self._resolve({**over, "seed": seed}, None, None) if self.seeds else first
                         wl = self._workload(wname, wvalue, cfg)
-                        pid = point_id(sname, wname, cfg, wl)
+                        quality = self._quality(wname, wvalue)
+                        pid = point_id(sname, wname, cfg, wl, quality)
                         if pid in seen:
                             raise self._error(None, None, f"two points are the same simulation ({sname}, {wname}, "
                                                           f"{_describe(params)}, seed {seed}); remove the repeat")
                         seen.add(pid)
-                        out.append(Point(pid, sname, wname, seed, dict(params), cfg, wl))
+                        out.append(Point(pid, sname, wname, seed, dict(params), cfg, wl, quality))
         return out
 
     def swept_keys(self) -> list[str]:

@@ -369,7 +369,7 @@ impl Simulator<'_> {
         let first = self.dies[die as usize].op.txns[0];
         let activity = self.txns.get(first).kind.activity();
         self.chan_busy[ch as usize].add(activity, duration);
-        self.energy.transfer_j += self.joules(duration, self.cfg.energy.transfer_ma);
+        self.energy.transfer_j += self.joules(duration as f64, self.cfg.energy.transfer_ma);
         self.q.schedule_in(duration, Ev::ChannelDone(ch));
     }
 
@@ -408,6 +408,8 @@ impl Simulator<'_> {
             OpClass::Erase => (e.erase_ma, 0),
         };
         let mut total = 0;
+        // Program energy scales with time and with how high the pulses go.
+        let mut pulse_height_ns = 0.0;
         let mut slowest_erase = None;
         for &id in op.txns() {
             let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
@@ -417,7 +419,9 @@ impl Simulator<'_> {
                     let base = self.timing.program_ns(page_type);
                     let ppn = self.txns.get(id).ppn;
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
-                    (base as f64 * factor).round() as Time
+                    let t = (base as f64 * factor).round() as Time;
+                    pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(self.page_program_mode(ppn)) - 1.0);
+                    t
                 }
                 OpClass::Erase => {
                     let block = self.geo.block_of(self.txns.get(id).ppn);
@@ -440,7 +444,7 @@ impl Simulator<'_> {
             let erase = ActiveErase { block, loops: plan.loops, loop_ns: plan.loop_ns, duration, end: self.now() + duration };
             self.dies[die as usize].erase = Some(erase);
         }
-        let j = self.joules(total, ma);
+        let j = self.joules(total as f64 + pulse_height_ns, ma);
         match op.class {
             OpClass::Read => self.energy.read_j += j,
             OpClass::Program => self.energy.program_j += j,
@@ -467,8 +471,9 @@ impl Simulator<'_> {
         own.unwrap_or(self.cfg.physics.program_mode)
     }
 
-    fn joules(&self, ns: Time, milliamps: f64) -> f64 {
-        ns as f64 * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
+    /// Energy of `ns` nanoseconds drawing `milliamps` from the supply.
+    pub(super) fn joules(&self, ns: f64, milliamps: f64) -> f64 {
+        ns * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
     }
 
     pub(super) fn on_array_done(&mut self, die: u32, gen: u32) {
@@ -506,7 +511,7 @@ impl Simulator<'_> {
         if again == 0 {
             return false;
         }
-        self.energy.read_j += self.joules(again, self.cfg.energy.read_ma);
+        self.energy.read_j += self.joules(again as f64, self.cfg.energy.read_ma);
         let die = self.geo.die_of_plane(self.txns.get(op.txns[0]).plane);
         self.q.schedule_in(again, Ev::ArrayDone(die, self.dies[die as usize].gen));
         true
@@ -582,6 +587,9 @@ impl Simulator<'_> {
             TxnKind::HostWrite => {
                 self.counters.host_flash_programs += 1;
                 self.program_finished(t.ppn);
+                if let Some(p) = self.payload.as_mut() {
+                    p.on_host_write(t.lpn as u64);
+                }
                 if t.owner == NO_OWNER {
                     self.flush_finished(t.lpn);
                 } else {

@@ -306,15 +306,23 @@ impl Simulator<'_> {
         self.buffer.take_dirty(max.min(self.flush_budget()), &mut lpns);
         self.counters.buffer_flushes += lpns.len() as u64;
         for &lpn in &lpns {
+            // Written back from the buffer: read out of DRAM once.
+            self.dram_access();
             self.program_page(lpn, NO_OWNER, TxnKind::HostWrite, None);
         }
         self.scratch = lpns;
     }
 
+    /// One page read from or written to the DRAM buffer: the DRAM draws `energy.dram_ma`
+    /// for `timing.dram_ns`.
+    fn dram_access(&mut self) {
+        self.energy.dram_j += self.joules(self.timing.dram_ns as f64, self.cfg.energy.dram_ma);
+    }
+
     /// A page of a request is served from DRAM after the DRAM access time.
     fn page_from_dram(&mut self, req: u32) {
         let dram = self.timing.dram_ns;
-        self.energy.dram_j += dram as f64 * 1e-9 * self.cfg.energy.dram_ma * 1e-3 * self.cfg.energy.voltage_v;
+        self.dram_access();
         if dram == 0 {
             self.page_done(req);
         } else {

@@ -25,7 +25,7 @@ use crate::controller::buffer::WriteBuffer;
 use crate::controller::cmt::Cmt;
 use crate::controller::die::{Channel, Die};
 use crate::controller::txn::{TxnKind, TxnSlab};
-pub use payload::{Payload, PayloadStats};
+pub use payload::{FinalReadStats, Payload, PayloadStats};
 use crate::error::{Error, Result};
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
@@ -446,6 +446,7 @@ impl<'s> Simulator<'s> {
         if self.check {
             self.check_invariants()?;
         }
+        self.payload_final_read();
         let wall_s = wall.elapsed().as_secs_f64();
         let report = self.build_report(self.setup_s, wall_s, opts.workload_description.take());
         if let (Some(p), Some(store)) = (opts.payload, self.payload.take()) {
@@ -473,7 +474,13 @@ impl<'s> Simulator<'s> {
                 p.first_lba, self.logical_pages
             )));
         }
-        Ok(payload::PayloadStore::new(first, page_bytes, p.data.clone(), stream_seed(self.cfg.seed, SEED_PAYLOAD)))
+        if let Some(h) = p.final_read_after_h.filter(|h| !(h.is_finite() && *h >= 0.0)) {
+            return Err(Error::Config {
+                key: "payload.final_read_after_h".into(),
+                message: format!("value {h} is out of range: expected hours >= 0"),
+            });
+        }
+        Ok(payload::PayloadStore::new(first, page_bytes, p, stream_seed(self.cfg.seed, SEED_PAYLOAD)))
     }
 
     fn handle(&mut self, ev: Ev) {

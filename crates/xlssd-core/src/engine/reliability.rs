@@ -8,6 +8,7 @@ use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
+use super::payload::FinalPage;
 use super::{Ev, Simulator};
 use crate::config::{Config, EccScheme};
 use crate::controller::txn::{QueueClass, TxnKind};
@@ -108,11 +109,16 @@ impl Simulator<'_> {
 
     /// RBER of a page now: the model's wear and retention errors, plus read disturbance.
     pub(super) fn page_rber(&self, ppn: u32) -> f64 {
+        self.page_rber_at(ppn, self.retention_clock_h())
+    }
+
+    /// RBER of a page when the retention clock reads `clock_h`.
+    fn page_rber_at(&self, ppn: u32, clock_h: f64) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let block = self.geo.block_of(ppn) as usize;
         let page = PageHistory {
             pe: rel.state.wear[block] as f64,
-            retention_h: rel.state.age_h(ppn, self.retention_clock_h()),
+            retention_h: rel.state.age_h(ppn, clock_h),
             weighted_reads: rel.state.reads[block] as f64,
             algorithm: rel.state.algorithm(ppn, self.cfg.physics.algorithm),
             mode: rel.state.mode(ppn),
@@ -364,6 +370,48 @@ impl Simulator<'_> {
         } else {
             self.txn_done(t);
         }
+    }
+
+    /// The payload's final read (`Payload::final_read_after_h`): every page of the range read
+    /// once, after the run, through the plain read path without its timing. Each page's
+    /// RBER includes the read disturbance its block took during the run; the final read
+    /// itself disturbs nothing, and no scheme's read-retry policy applies.
+    pub(super) fn payload_final_read(&mut self) {
+        let Some(after_h) = self.payload.as_ref().and_then(|p| p.final_read_after_h) else { return };
+        let clock_h = self.retention_clock_h() + after_h;
+        let lpns = self.payload.as_ref().map(|p| p.lpns()).unwrap_or(0..0);
+        for lpn in lpns {
+            let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
+            let found = match on_flash {
+                None => FinalPage { rber: None, approximate: false, raw: false },
+                Some(ppn) => self.settled_read(ppn, clock_h),
+            };
+            if let Some(p) = self.payload.as_mut() {
+                p.on_final_read(lpn, found);
+            }
+        }
+    }
+
+    /// How a read of `ppn` at retention clock `clock_h` ends: its RBER, and whether it comes
+    /// back raw (an approximate page read without decoding, no decoder, or a decode that the
+    /// configured decoder would fail at its last step).
+    fn settled_read(&mut self, ppn: u32, clock_h: f64) -> FinalPage {
+        let rber = self.page_rber_at(ppn, clock_h);
+        let approximate = self.rel.as_ref().is_some_and(|r| r.state.mode(ppn).is_approximate());
+        let raw = match self.cfg.ecc.scheme {
+            _ if approximate && self.cfg.ecc.skip_approximate => true,
+            EccScheme::None => true,
+            EccScheme::Ldpc => self.cfg.ecc.ldpc.stage_for(rber) == Stage::Uncorrectable,
+            EccScheme::Bch => {
+                let code_t = self.bch_t(ppn);
+                let bits = self.cfg.ecc.bch.data_bits();
+                let last = rber * self.cfg.ecc.retry_rber_factor.powi(self.cfg.ecc.retry_steps as i32);
+                let rel = self.rel.as_mut().expect("reliability is on");
+                let errors = Binomial::new(bits, last.clamp(0.0, 1.0)).map(|b| b.sample(&mut rel.rng)).unwrap_or(bits);
+                errors > code_t as u64
+            }
+        };
+        FinalPage { rber: Some(rber), approximate, raw }
     }
 
     /// The host read a logical page: a payload page in range comes back with errors drawn at

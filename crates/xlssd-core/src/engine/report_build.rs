@@ -81,6 +81,24 @@ impl Simulator<'_> {
             pages_read: s.pages_read,
             pages_returned_with_errors: s.pages_returned_with_errors,
             bits_flipped: s.bits_flipped,
+            final_read: match p.final_read_after_h {
+                None => FinalReadReport::default(),
+                Some(after_h) => {
+                    let f = p.final_stats;
+                    FinalReadReport {
+                        enabled: true,
+                        after_h,
+                        pages: f.pages,
+                        host_written: f.host_written,
+                        from_flash: f.from_flash,
+                        approximate: f.approximate,
+                        raw: f.raw,
+                        with_errors: f.with_errors,
+                        bits_flipped: f.bits_flipped,
+                        rber_mean: if f.from_flash > 0 { f.rber_sum / f.from_flash as f64 } else { 0.0 },
+                    }
+                }
+            },
         }
     }
 

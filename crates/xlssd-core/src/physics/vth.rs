@@ -85,6 +85,10 @@ pub struct VthConfig {
     /// Threshold voltage where ISPP starts: the step count of a program mode is
     /// (V_max - start) / step, and its program time scales with it.
     pub ispp_start_v: f64,
+    /// Word-line voltage of the first ISPP pulse (seed 001 Sec. 2: ISPP runs from 14 V);
+    /// pulse k is this plus k steps. Sets how much less energy a pulse train that stops
+    /// lower draws (`program_energy_factor`).
+    pub pulse_gate_start_v: f64,
     /// Grid step of the numerical convolution.
     pub grid_step_v: f64,
 }
@@ -113,6 +117,7 @@ impl Default for VthConfig {
             reference_pe: 10_000.0,
             reference_h: 1_000.0,
             ispp_start_v: 0.0,
+            pulse_gate_start_v: 14.0,
             injection_sigma_v: 0.0,
             injection_gamma_per_v: 1.0,
             grid_step_v: 0.002,
@@ -312,6 +317,7 @@ impl VthConfig {
             ("physics.vth.retention_pe_exponent", v.retention_pe_exponent),
             ("physics.vth.injection_sigma_v", v.injection_sigma_v),
             ("physics.vth.injection_gamma_per_v", v.injection_gamma_per_v),
+            ("physics.vth.pulse_gate_start_v", v.pulse_gate_start_v),
         ] {
             non_negative(k, x)?;
         }
@@ -401,6 +407,25 @@ impl VthConfig {
     /// Program time of `mode` relative to precise programming.
     pub fn program_time_factor(&self, mode: ProgramMode) -> f64 {
         self.ispp_steps(mode) / self.ispp_steps(ProgramMode::Precise)
+    }
+
+    /// Program energy of `mode` relative to precise programming. Each pulse charges the
+    /// word line to its voltage through the charge pump, drawing energy that grows as the
+    /// square of that voltage; a train of pulses from `pulse_gate_start_v` in steps of dV up
+    /// to a window W draws, in the continuum limit, ((V0 + W)^3 - V0^3) / (3 dV).
+    pub fn program_energy_factor(&self, mode: ProgramMode) -> f64 {
+        let train = |mode: ProgramMode| {
+            let (dvpp, vmax) = self.window(mode);
+            let v0 = self.pulse_gate_start_v;
+            ((v0 + vmax - self.ispp_start_v).powi(3) - v0.powi(3)) / (3.0 * dvpp)
+        };
+        train(mode) / train(ProgramMode::Precise)
+    }
+
+    /// Energy per unit of program time of `mode` relative to precise programming: how much
+    /// lower its pulses are on average (`program_energy_factor` over `program_time_factor`).
+    pub fn pulse_height_factor(&self, mode: ProgramMode) -> f64 {
+        self.program_energy_factor(mode) / self.program_time_factor(mode)
     }
 
     /// Injection spread of the last pulse at ISPP step `dv` (seed 001 Eq. 3), scaled so
