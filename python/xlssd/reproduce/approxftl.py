@@ -162,7 +162,7 @@ def filled(occupancy: float) -> dict[str, Any]:
 AGED = {"precondition.occupancy": 0.5, "precondition.steady_state": True,
         # Also the keys the buffered and worn variants change, so that selecting these
         # points leaves theirs out.
-        "cache.capacity_bytes": 0, "aging.initial_pe": 0.0}
+        "cache.capacity_bytes": 0, "aging.initial_pe": 0.0, "physics.vth.approx_dvpp_factor": 1.5}
 FILLED = filled(FILLED_OCCUPANCY)
 SETUPS = {"aged": AGED, "filled": FILLED}
 #: Energy as the paper measured it (Sec. V-D: Hu et al.'s model over the flash and "a
@@ -170,6 +170,12 @@ SETUPS = {"aged": AGED, "filled": FILLED}
 BUFFERED = {**AGED, "cache.capacity_bytes": 128 * 2**20}
 #: Quality on the worn device (read_later_workloads).
 WORN = {**AGED, "aging.initial_pe": WORN_PE}
+#: Delta_b's step if its pages are to have the RBER seed 000 states for it (7.2e-4, the
+#: same as Vth_b's): 6.6x the precise step, not the 1.5x the paper gives it; the two
+#: statements do not fit one model (docs/physics.md, "Delta_b's RBER"; the calibration
+#: point is a test of the threshold-voltage model). Shown as an assumption beside the 1.5x.
+DELTA_B_STATED_STEP = 6.6
+STATED_STEP = {"physics.vth.approx_dvpp_factor": DELTA_B_STATED_STEP}
 
 #: Fig. 11 again, on ApproxFTL and the baseline only: at the other shares of small requests
 #: on the filled device, and at the other fills with the applications as generated.
@@ -179,6 +185,10 @@ VARIANTS = [
             schemes=("baseline", "approxftl"), prepare=apps_only),
     Variant("dram-buffer", points=[BUFFERED], prepare=apps_only),
     Variant("worn-read-later", points=[WORN], prepare=read_later_workloads),
+    Variant("delta_b-stated-rber", points=[{**AGED, **STATED_STEP}], schemes=("baseline", "delta_b", "approxftl"),
+            prepare=apps_only),
+    Variant("delta_b-stated-rber-worn", points=[{**WORN, **STATED_STEP}], schemes=("baseline", "delta_b"),
+            prepare=read_later_workloads),
 ]
 
 #: The read path and the device physics in every run (Sec. III): each page's RBER from the
@@ -223,6 +233,11 @@ def _energy_claims() -> list[Claim]:
                   baseline=base, workloads=APPS, normalise="change", abs_tol=5.0, where=AGED, group=group,
                   assumption="no DRAM buffer"),
         ]
+        if base == "delta_b":
+            out.append(Claim("Fig. 9", f"energy, ApproxFTL vs {name}, Delta_b at a {DELTA_B_STATED_STEP:g}x step",
+                             paper, metric="energy", scheme="approxftl", baseline=base, workloads=APPS,
+                             normalise="change", abs_tol=5.0, where={**AGED, **STATED_STEP}, group=group,
+                             assumption=f"no DRAM buffer, Delta_b's step {DELTA_B_STATED_STEP:g}x (its stated RBER)"))
     out += [
         Claim("Sec. V-D", f"energy, ApproxFTL vs Baseline, {app}", paper, metric="energy", scheme="approxftl",
               workload=app, **buffered)
@@ -277,6 +292,17 @@ def _claims() -> list[Claim]:
                   metric="quality", scheme=s, workloads=tuple(read_later_name(a) for a in APPS), abs_tol=0.02,
                   where=WORN, group=group, assumption=f"{WORN_PE:,} P/E, data read {READ_AFTER_H:,.0f} h after the run"),
         ]
+        if s == "delta_b":
+            stated = f"Delta_b's step {DELTA_B_STATED_STEP:g}x (its stated RBER)"
+            out += [
+                Claim("Fig. 12", f"{label}, {DELTA_B_STATED_STEP:g}x step", 1.0, metric="quality", scheme=s,
+                      workloads=APPS, abs_tol=0.02, where={**AGED, **STATED_STEP}, group=group,
+                      assumption=f"fresh device, {stated}"),
+                Claim("Fig. 12", f"{label}, {DELTA_B_STATED_STEP:g}x step, {WORN_PE // 1000}K P/E, read {READ_AFTER_H:g} h later",
+                      1.0, metric="quality", scheme=s, workloads=tuple(read_later_name(a) for a in APPS), abs_tol=0.02,
+                      where={**WORN, **STATED_STEP}, group=group,
+                      assumption=f"{WORN_PE:,} P/E, read {READ_AFTER_H:,.0f} h later, {stated}"),
+            ]
     return out
 
 

@@ -420,7 +420,10 @@ impl Simulator<'_> {
                     let ppn = self.txns.get(id).ppn;
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     let t = (base as f64 * factor).round() as Time;
-                    pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(self.page_program_mode(ppn)) - 1.0);
+                    let mode = self.page_program_mode(ppn);
+                    if mode != crate::physics::ProgramMode::Precise {
+                        pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(mode) - 1.0);
+                    }
                     t
                 }
                 OpClass::Erase => {
