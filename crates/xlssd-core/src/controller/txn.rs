@@ -67,7 +67,7 @@ pub const NO_OWNER: u32 = u32::MAX;
 pub struct Txn {
     pub kind: TxnKind,
     /// The page read or programmed; for an erase, the first page of the block.
-    pub ppn: u32,
+    pub ppn: crate::nand::Ppn,
     /// The logical page (or translation page) involved.
     pub lpn: u32,
     /// The host request waiting for it, or [`NO_OWNER`].

@@ -8,6 +8,7 @@ use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::sim::Time;
+use crate::nand::Ppn;
 use crate::techniques::{
     Attempt, EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
 };
@@ -134,7 +135,7 @@ impl Simulator<'_> {
     }
 
     /// Points `lpn` at `ppn`, invalidating the page it held before.
-    fn remap(&mut self, lpn: u32, ppn: u32) {
+    fn remap(&mut self, lpn: u32, ppn: Ppn) {
         let now = self.now();
         if let Some(old) = self.map.set(lpn, ppn) {
             if self.blocks.is_valid(old) {
@@ -149,7 +150,7 @@ impl Simulator<'_> {
     }
 
     /// Marks a page's data valid, telling the scheme.
-    pub(super) fn set_page_valid(&mut self, ppn: u32, now: Time) {
+    pub(super) fn set_page_valid(&mut self, ppn: Ppn, now: Time) {
         self.blocks.set_valid(ppn, now);
         if self.observed {
             self.scheme.validity(ppn, true);
@@ -337,7 +338,7 @@ impl Simulator<'_> {
     /// Whether `ppn` may be programmed now: every earlier page of its block has finished,
     /// or is in the command whose completion is being handled (its pages are counted as
     /// they are handled, and a command started meanwhile comes after it).
-    fn next_to_program(&self, ppn: u32) -> bool {
+    fn next_to_program(&self, ppn: Ppn) -> bool {
         if self.blocks.is_next_to_program(ppn) {
             return true;
         }
@@ -458,7 +459,7 @@ impl Simulator<'_> {
 
     /// Program-time factor of a page's program mode: fewer ISPP steps for approximate
     /// modes (the ratio the threshold-voltage window gives), times the scheme's own factor.
-    fn mode_time_factor(&mut self, ppn: u32) -> f64 {
+    fn mode_time_factor(&mut self, ppn: Ppn) -> f64 {
         let mode = self.page_program_mode(ppn);
         let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.time_factor(ppn, mode) } else { 1.0 };
         if mode == crate::physics::ProgramMode::Precise {
@@ -469,7 +470,7 @@ impl Simulator<'_> {
     }
 
     /// How a page is programmed: the scheme's mode, or the configured one.
-    pub(super) fn page_program_mode(&self, ppn: u32) -> crate::physics::ProgramMode {
+    pub(super) fn page_program_mode(&self, ppn: Ppn) -> crate::physics::ProgramMode {
         let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.mode(ppn) } else { None };
         own.unwrap_or(self.cfg.physics.program_mode)
     }
@@ -521,7 +522,7 @@ impl Simulator<'_> {
     }
 
     /// A flash read sensed `ppn`: the scheme may ask for its block to be relocated.
-    fn read_reclaim(&mut self, ppn: u32, kind: TxnKind) {
+    fn read_reclaim(&mut self, ppn: Ppn, kind: TxnKind) {
         let Some(reason) = self.scheme.sensed(&self.blocks, ppn, read_kind(kind)) else { return };
         let block = self.geo.block_of(ppn);
         let plane = self.geo.plane_of_block(block);
@@ -545,7 +546,7 @@ impl Simulator<'_> {
             }
         }
         let reclaim = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
-        let mut sensed = [(0u32, TxnKind::HostRead); MAX_PLANES];
+        let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
         if reclaim {
             for (i, &id) in op.txns().iter().enumerate() {
                 let t = self.txns.get(id);
@@ -614,7 +615,7 @@ impl Simulator<'_> {
         }
     }
 
-    fn program_finished(&mut self, ppn: u32) {
+    fn program_finished(&mut self, ppn: Ppn) {
         self.finishing.retain(|&q| q != ppn);
         if let Err(m) = self.blocks.program_done(ppn) {
             self.invariant(m);

@@ -4,6 +4,7 @@ use super::{GcJob, Simulator};
 use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
+use crate::nand::Ppn;
 
 impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold and it is not
@@ -42,7 +43,7 @@ impl Simulator<'_> {
             self.issue_erase(plane, block);
             return;
         }
-        let mut pages = std::mem::take(&mut self.scratch);
+        let mut pages = std::mem::take(&mut self.scratch_pages);
         pages.clear();
         pages.extend(self.blocks.valid_pages(block));
         if self.hooks.has(Hook::Cleaning) {
@@ -55,11 +56,11 @@ impl Simulator<'_> {
             };
             self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
         }
-        self.scratch = pages;
+        self.scratch_pages = pages;
     }
 
     /// A page became invalid; if it was the last valid page of a victim, erase the victim.
-    pub(super) fn after_invalidate(&mut self, ppn: u32) {
+    pub(super) fn after_invalidate(&mut self, ppn: Ppn) {
         let block = self.geo.block_of(ppn);
         if self.blocks.state[block as usize] == BlockState::Victim && self.blocks.valid[block as usize] == 0 {
             let plane = self.geo.plane_of_block(block);
@@ -91,13 +92,13 @@ impl Simulator<'_> {
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }
 
-    pub(super) fn erase_done(&mut self, first_ppn: u32) {
+    pub(super) fn erase_done(&mut self, first_ppn: Ppn) {
         let block = self.geo.block_of(first_ppn);
         let plane = self.geo.plane_of_block(block);
         // The job's mapping changes go to flash now, from the top of an event rather than
         // from inside a remapping, so that no write is placed while another is half done.
         self.write_back_gc_translations(plane);
-        for ppn in first_ppn..first_ppn + self.geo.pages_per_block {
+        for ppn in self.geo.block_pages(block) {
             self.map.clear_physical(ppn);
         }
         if self.blocks.valid[block as usize] != 0 {

@@ -216,7 +216,7 @@ impl Simulator<'_> {
     }
 
     /// Gives a never-written page a physical home, as if it had been written before the run.
-    fn materialize(&mut self, lpn: u32) -> Option<u32> {
+    fn materialize(&mut self, lpn: u32) -> Option<crate::nand::Ppn> {
         let stream = self.streams.materialize;
         let plane = self.alloc_plane(lpn, stream);
         if !self.blocks.can_allocate(plane, stream, false) {

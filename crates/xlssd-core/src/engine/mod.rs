@@ -194,6 +194,8 @@ pub struct Simulator<'s> {
     /// Translation pages with a write on its way.
     pending_map_writes: HashSet<u32>,
     scratch: Vec<u32>,
+    /// A victim's valid pages, reused between cleanings.
+    scratch_pages: Vec<crate::nand::Ppn>,
 
     // FTL.
     map: Mapping,
@@ -221,7 +223,7 @@ pub struct Simulator<'s> {
     background_pending: bool,
     /// Pages of the program command whose completion is being handled, not yet counted
     /// as programmed.
-    finishing: Vec<u32>,
+    finishing: Vec<crate::nand::Ppn>,
     first_arrival_time: Option<Time>,
     last_completion: Time,
 
@@ -323,6 +325,7 @@ impl<'s> Simulator<'s> {
             pending_map_reads: HashMap::default(),
             pending_map_writes: HashSet::default(),
             scratch: Vec::new(),
+            scratch_pages: Vec::new(),
             map,
             blocks,
             streams,

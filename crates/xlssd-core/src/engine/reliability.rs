@@ -7,6 +7,7 @@ use rand::SeedableRng;
 use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
+use crate::nand::Ppn;
 
 use super::payload::FinalPage;
 use super::{Ev, Simulator};
@@ -71,7 +72,7 @@ pub(super) struct Reliability {
 }
 
 impl Reliability {
-    pub fn new(cfg: &Config, blocks: u32, pages: u32, channels: u32, seed: u64) -> Option<Reliability> {
+    pub fn new(cfg: &Config, blocks: u32, pages: Ppn, channels: u32, seed: u64) -> Option<Reliability> {
         let model: Box<dyn RberModel> = match cfg.physics.model {
             ModelKind::None if cfg.ecc.scheme == EccScheme::None => return None,
             ModelKind::None => Box::new(NoErrors),
@@ -108,12 +109,12 @@ impl Simulator<'_> {
     }
 
     /// RBER of a page now: the model's wear and retention errors, plus read disturbance.
-    pub(super) fn page_rber(&self, ppn: u32) -> f64 {
+    pub(super) fn page_rber(&self, ppn: Ppn) -> f64 {
         self.page_rber_at(ppn, self.retention_clock_h())
     }
 
     /// RBER of a page when the retention clock reads `clock_h`.
-    fn page_rber_at(&self, ppn: u32, clock_h: f64) -> f64 {
+    fn page_rber_at(&self, ppn: Ppn, clock_h: f64) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let block = self.geo.block_of(ppn) as usize;
         let page = PageHistory {
@@ -132,7 +133,7 @@ impl Simulator<'_> {
     }
 
     /// The neighbours that were programmed after a page, by direction and mode.
-    fn disturbers(&self, ppn: u32) -> Disturbers {
+    fn disturbers(&self, ppn: Ppn) -> Disturbers {
         let Some(rel) = self.rel.as_ref() else { return Disturbers::NONE };
         let (y, z) = self.geo.coupled_pages(ppn);
         let mut d = Disturbers::NONE;
@@ -147,7 +148,7 @@ impl Simulator<'_> {
     }
 
     /// A read sensed a page: its block has been disturbed once more.
-    pub(super) fn note_sense(&mut self, ppn: u32) {
+    pub(super) fn note_sense(&mut self, ppn: Ppn) {
         if !self.cfg.physics.read_disturb {
             return;
         }
@@ -161,7 +162,7 @@ impl Simulator<'_> {
     /// Program-time factor of a page's programming algorithm and wear relative to the
     /// configured program latency, which is taken to be ISPP-SV's on a fresh block. (Its
     /// program mode counts separately: see `mode_time_factor`.)
-    pub(super) fn program_time_factor(&self, ppn: u32) -> f64 {
+    pub(super) fn program_time_factor(&self, ppn: Ppn) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 1.0 };
         if self.cfg.physics.model == ModelKind::None {
             return 1.0;
@@ -173,13 +174,13 @@ impl Simulator<'_> {
     }
 
     /// The programming algorithm of a page: the scheme's, or the configured one.
-    fn page_algorithm(&self, ppn: u32) -> crate::physics::Ispp {
+    fn page_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
         let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.algorithm(ppn) } else { None };
         own.unwrap_or(self.cfg.physics.algorithm)
     }
 
     /// Records a finished program for the retention clock.
-    pub(super) fn note_program(&mut self, ppn: u32) {
+    pub(super) fn note_program(&mut self, ppn: Ppn) {
         let clock = self.retention_clock_h();
         let (alg, mode) = (self.page_algorithm(ppn), self.page_program_mode(ppn));
         let block = self.geo.block_of(ppn);
@@ -190,8 +191,7 @@ impl Simulator<'_> {
 
     /// A block was erased, adding `wear` effective cycles.
     pub(super) fn note_erase(&mut self, block: u32, wear: f32) {
-        let first = block * self.geo.pages_per_block;
-        let pages = first..first + self.geo.pages_per_block;
+        let pages = self.geo.block_pages(block);
         if let Some(rel) = self.rel.as_mut() {
             rel.state.on_erase(block, pages, wear);
         }
@@ -200,7 +200,7 @@ impl Simulator<'_> {
     /// BCH correction capability of a page: fixed, or sized at program time for the
     /// block's wear and the page's algorithm to meet the target UBER (seed 001 Table IV).
     /// The block cannot have been erased since, so its wear now is its wear then.
-    fn bch_t(&mut self, ppn: u32) -> u32 {
+    fn bch_t(&mut self, ppn: Ppn) -> u32 {
         if self.cfg.ecc.bch_t > 0 {
             return self.cfg.ecc.bch_t;
         }
@@ -395,7 +395,7 @@ impl Simulator<'_> {
     /// How a read of `ppn` at retention clock `clock_h` ends: its RBER, and whether it comes
     /// back raw (an approximate page read without decoding, no decoder, or a decode that the
     /// configured decoder would fail at its last step).
-    fn settled_read(&mut self, ppn: u32, clock_h: f64) -> FinalPage {
+    fn settled_read(&mut self, ppn: Ppn, clock_h: f64) -> FinalPage {
         let rber = self.page_rber_at(ppn, clock_h);
         let approximate = self.rel.as_ref().is_some_and(|r| r.state.mode(ppn).is_approximate());
         let raw = match self.cfg.ecc.scheme {

@@ -3,7 +3,7 @@
 //! State is struct-of-arrays indexed by block number (see [`crate::nand::Geometry`]) so that
 //! scans over a plane's blocks, as victim selection does, stay in cache.
 
-use crate::nand::Geometry;
+use crate::nand::{Geometry, Ppn};
 use crate::sim::Time;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +140,7 @@ impl BlockManager {
 
     /// Place of `ppn` in its block's program order.
     #[inline]
-    pub fn rank(&self, ppn: u32) -> u32 {
+    pub fn rank(&self, ppn: Ppn) -> u32 {
         let b = self.geo.block_of(ppn) as usize;
         let page = self.geo.page_in_block(ppn);
         match self.order[b] {
@@ -150,7 +150,7 @@ impl BlockManager {
     }
 
     /// Pages of `block` already handed out, in order.
-    pub fn is_allocated(&self, ppn: u32) -> bool {
+    pub fn is_allocated(&self, ppn: Ppn) -> bool {
         self.rank(ppn) < self.write_ptr[self.geo.block_of(ppn) as usize]
     }
 
@@ -216,7 +216,7 @@ impl BlockManager {
     }
 
     #[inline]
-    pub fn is_valid(&self, ppn: u32) -> bool {
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
         self.valid_bits[(ppn / 64) as usize] >> (ppn % 64) & 1 == 1
     }
 
@@ -241,7 +241,7 @@ impl BlockManager {
         stream: u32,
         privileged: bool,
         picker: &mut dyn FreeBlockPicker,
-    ) -> Option<u32> {
+    ) -> Option<Ppn> {
         let slot = (plane * self.streams + stream) as usize;
         let block = self.open(plane, stream, privileged, picker)?;
         let b = block as usize;
@@ -257,7 +257,7 @@ impl BlockManager {
     }
 
     #[inline]
-    pub fn set_valid(&mut self, ppn: u32, now: Time) {
+    pub fn set_valid(&mut self, ppn: Ppn, now: Time) {
         debug_assert!(!self.is_valid(ppn));
         self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
         let b = self.geo.block_of(ppn) as usize;
@@ -268,7 +268,7 @@ impl BlockManager {
     /// Marks a page's data stale. The block's age (`last_change`) is left alone: like the
     /// LFS cleaner's segment age, it is the time its youngest data was written.
     #[inline]
-    pub fn invalidate(&mut self, ppn: u32, _now: Time) {
+    pub fn invalidate(&mut self, ppn: Ppn, _now: Time) {
         debug_assert!(self.is_valid(ppn));
         self.valid_bits[(ppn / 64) as usize] &= !(1 << (ppn % 64));
         let b = self.geo.block_of(ppn) as usize;
@@ -277,7 +277,7 @@ impl BlockManager {
 
     /// Records that a page's program finished; pages of a block finish in order.
     #[inline]
-    pub fn program_done(&mut self, ppn: u32) -> Result<(), String> {
+    pub fn program_done(&mut self, ppn: Ppn) -> Result<(), String> {
         let b = self.geo.block_of(ppn) as usize;
         let page = self.geo.page_in_block(ppn);
         let expected = self.nth_page(b, self.programmed[b]);
@@ -291,13 +291,13 @@ impl BlockManager {
     /// Whether `ppn` is the next page of its block to program: every page before it in the
     /// block's order has finished.
     #[inline]
-    pub fn is_next_to_program(&self, ppn: u32) -> bool {
+    pub fn is_next_to_program(&self, ppn: Ppn) -> bool {
         self.rank(ppn) == self.programmed[self.geo.block_of(ppn) as usize]
     }
 
     /// Whether the data of `ppn` is on the flash yet (its program has finished).
     #[inline]
-    pub fn is_programmed(&self, ppn: u32) -> bool {
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
         self.rank(ppn) < self.programmed[self.geo.block_of(ppn) as usize]
     }
 
@@ -335,9 +335,8 @@ impl BlockManager {
     }
 
     /// Valid pages of a block, in page order.
-    pub fn valid_pages(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
-        let first = self.geo.ppn(block, 0);
-        (first..first + self.geo.pages_per_block).filter(move |&p| self.is_valid(p))
+    pub fn valid_pages(&self, block: u32) -> impl Iterator<Item = Ppn> + '_ {
+        self.geo.block_pages(block).filter(move |&p| self.is_valid(p))
     }
 
     /// Fills a block directly (preconditioning): marks it full with the given pages valid
@@ -395,7 +394,7 @@ mod tests {
         let odd_first = m.add_order(vec![1, 3, 5, 7, 0, 2, 4, 6]);
         let reversed = m.add_order((0..8).rev().collect());
         m.set_stream_layout(1, vec![odd_first, reversed]);
-        let pages: Vec<u32> = (0..8).map(|_| m.allocate(0, 1, false, &mut First).unwrap()).collect();
+        let pages: Vec<Ppn> = (0..8).map(|_| m.allocate(0, 1, false, &mut First).unwrap()).collect();
         let block = m.geo.block_of(pages[0]);
         // First use: layout_uses 1, so the second order of the layout.
         let in_block: Vec<u32> = pages.iter().map(|&p| m.geo.page_in_block(p)).collect();

@@ -2,7 +2,10 @@
 //!
 //! Both tables store `address + 1` with 0 meaning "none", so that they can be allocated
 //! zeroed: the operating system then commits memory only for the parts a run touches, and a
-//! large device with a small footprint stays small in memory.
+//! large device with a small footprint stays small in memory. Entries are 32 bits, as in
+//! a drive's own table: the configuration keeps both address spaces below 2^32 entries.
+
+use crate::nand::Ppn;
 
 pub struct Mapping {
     l2p: Vec<u32>,
@@ -12,7 +15,7 @@ pub struct Mapping {
 
 impl Mapping {
     /// `logical` entries (user pages plus translation pages) over `physical` pages.
-    pub fn new(logical: u64, physical: u32) -> Mapping {
+    pub fn new(logical: u64, physical: Ppn) -> Mapping {
         Mapping { l2p: vec![0; logical as usize], p2l: vec![0; physical as usize], mapped: 0 }
     }
 
@@ -21,10 +24,10 @@ impl Mapping {
     }
 
     #[inline]
-    pub fn get(&self, lpn: u32) -> Option<u32> {
+    pub fn get(&self, lpn: u32) -> Option<Ppn> {
         match self.l2p[lpn as usize] {
             0 => None,
-            p => Some(p - 1),
+            p => Some(p as Ppn - 1),
         }
     }
 
@@ -46,7 +49,7 @@ impl Mapping {
 
     /// The logical page whose data a physical page holds (valid or not yet overwritten).
     #[inline]
-    pub fn owner(&self, ppn: u32) -> Option<u32> {
+    pub fn owner(&self, ppn: Ppn) -> Option<u32> {
         match self.p2l[ppn as usize] {
             0 => None,
             l => Some(l - 1),
@@ -55,19 +58,20 @@ impl Mapping {
 
     /// Points `lpn` at `ppn`; returns the physical page it pointed at before.
     #[inline]
-    pub fn set(&mut self, lpn: u32, ppn: u32) -> Option<u32> {
+    pub fn set(&mut self, lpn: u32, ppn: Ppn) -> Option<Ppn> {
         let old = self.get(lpn);
         if old.is_none() {
             self.mapped += 1;
         }
-        self.l2p[lpn as usize] = ppn + 1;
+        debug_assert!(ppn < u32::MAX as Ppn, "physical page {ppn} beyond the 32-bit mapping entry");
+        self.l2p[lpn as usize] = ppn as u32 + 1;
         self.p2l[ppn as usize] = lpn + 1;
         old
     }
 
     /// Forgets the owner of an erased physical page.
     #[inline]
-    pub fn clear_physical(&mut self, ppn: u32) {
+    pub fn clear_physical(&mut self, ppn: Ppn) {
         self.p2l[ppn as usize] = 0;
     }
 

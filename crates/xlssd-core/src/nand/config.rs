@@ -174,7 +174,8 @@ impl GeometryConfig {
         if pages >= u32::MAX as u64 {
             return Err(Error::Config {
                 key: "geometry".into(),
-                message: format!("{pages} physical pages; at most {} are supported", u32::MAX - 1),
+                // Page addresses are 64-bit throughout; the mapping table's entries are 32-bit.
+                message: format!("{pages} physical pages; the page-level mapping table addresses at most {}", u32::MAX - 1),
             });
         }
         if g.planes_per_die > MAX_PLANES_PER_DIE {

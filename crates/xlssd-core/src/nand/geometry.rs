@@ -1,11 +1,15 @@
 use super::config::{CellType, GeometryConfig};
 
+/// A physical page number. 64 bits: a drive of tens of terabytes has more than 2^32 pages.
+pub type Ppn = u64;
+
 /// Derived sizes and address arithmetic of the flash array.
 ///
 /// Planes are numbered channel-major: plane = ((channel * chips + chip) * dies + die) *
 /// planes + plane_in_die; a die's planes are consecutive. A block number is
 /// plane * blocks_per_plane + block_in_plane and a physical page number (PPN) is
-/// block * pages_per_block + page_in_block, so every address fits a `u32`.
+/// block * pages_per_block + page_in_block: a block number fits a `u32`, a page number
+/// needs a [`Ppn`].
 #[derive(Debug, Clone)]
 pub struct Geometry {
     pub channels: u32,
@@ -21,7 +25,7 @@ pub struct Geometry {
     pub dies: u32,
     pub planes: u32,
     pub blocks: u32,
-    pub pages: u32,
+    pub pages: Ppn,
     pub dies_per_channel: u32,
 }
 
@@ -55,13 +59,13 @@ impl Geometry {
             dies,
             planes,
             blocks,
-            pages: blocks * c.pages_per_block,
+            pages: blocks as Ppn * c.pages_per_block as Ppn,
             dies_per_channel,
         }
     }
 
     pub fn physical_bytes(&self) -> u64 {
-        self.pages as u64 * self.page_size as u64
+        self.pages * self.page_size as u64
     }
 
     pub fn sectors_per_page(&self) -> u64 {
@@ -69,13 +73,13 @@ impl Geometry {
     }
 
     #[inline]
-    pub fn block_of(&self, ppn: u32) -> u32 {
-        ppn / self.pages_per_block
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
+        (ppn / self.pages_per_block as Ppn) as u32
     }
 
     #[inline]
-    pub fn page_in_block(&self, ppn: u32) -> u32 {
-        ppn % self.pages_per_block
+    pub fn page_in_block(&self, ppn: Ppn) -> u32 {
+        (ppn % self.pages_per_block as Ppn) as u32
     }
 
     #[inline]
@@ -99,8 +103,21 @@ impl Geometry {
     }
 
     #[inline]
-    pub fn ppn(&self, block: u32, page: u32) -> u32 {
-        block * self.pages_per_block + page
+    pub fn ppn(&self, block: u32, page: u32) -> Ppn {
+        block as Ppn * self.pages_per_block as Ppn + page as Ppn
+    }
+
+    /// First page of a block.
+    #[inline]
+    pub fn first_page(&self, block: u32) -> Ppn {
+        self.ppn(block, 0)
+    }
+
+    /// The pages of a block.
+    #[inline]
+    pub fn block_pages(&self, block: u32) -> std::ops::Range<Ppn> {
+        let first = self.first_page(block);
+        first..first + self.pages_per_block as Ppn
     }
 
     /// Page type (0 = LSB, 1 = CSB or MSB, ...) of a page in its block. Pages of a word line
@@ -119,12 +136,12 @@ impl Geometry {
 
     /// The pages that couple to page `ppn` in a 3D block (seed 000 Eq. 1): its neighbours on
     /// the same layer (Y) and on the layers above and below (Z), where they exist.
-    pub fn coupled_pages(&self, ppn: u32) -> ([Option<u32>; 2], [Option<u32>; 2]) {
+    pub fn coupled_pages(&self, ppn: Ppn) -> ([Option<Ppn>; 2], [Option<Ppn>; 2]) {
         let p = self.page_in_block(ppn);
         let n = self.pages_per_layer;
         let j = p % n;
         let y = [(j > 0).then(|| ppn - 1), (j + 1 < n).then(|| ppn + 1)];
-        let z = [(p >= n).then(|| ppn - n), (p + n < self.pages_per_block).then(|| ppn + n)];
+        let z = [(p >= n).then(|| ppn - n as Ppn), (p + n < self.pages_per_block).then(|| ppn + n as Ppn)];
         (y, z)
     }
 
@@ -143,7 +160,7 @@ impl Geometry {
         (((ch * w + way) * d + die) * p + plane) as u32
     }
 
-    pub fn decode(&self, ppn: u32) -> PageAddr {
+    pub fn decode(&self, ppn: Ppn) -> PageAddr {
         let block = self.block_of(ppn);
         let plane = self.plane_of_block(block);
         let die = self.die_of_plane(plane);
@@ -180,6 +197,41 @@ mod tests {
         assert_eq!((a.plane, a.die, a.channel, a.page), (13, 6, 1, 5));
         assert_eq!(g.layer_of(5), 1);
         assert_eq!(g.page_type(5), 2);
+    }
+
+    #[test]
+    fn page_addresses_past_2_pow_32_decode_and_couple() {
+        // 16 x 8 x 4 dies x 4 planes x 4,096 blocks x 1,536 pages: 12.9e9 pages, no table
+        // allocated (a geometry is arithmetic only).
+        let g = Geometry::new(&GeometryConfig {
+            channels: 16,
+            chips_per_channel: 8,
+            dies_per_chip: 4,
+            planes_per_die: 4,
+            blocks_per_plane: 4096,
+            pages_per_block: 1536,
+            page_size: 16384,
+            layers: 192,
+            cell: CellType::Qlc,
+        });
+        assert_eq!(g.pages, 16 * 8 * 4 * 4 * 4096 * 1536);
+        assert_eq!(g.pages, 3 << 32);
+        let last_block = g.blocks - 1;
+        let ppn = g.ppn(last_block, 1535);
+        assert_eq!(ppn, g.pages - 1);
+        assert_eq!((g.block_of(ppn), g.page_in_block(ppn)), (last_block, 1535));
+        let a = g.decode(ppn);
+        assert_eq!((a.channel, a.die, a.plane, a.page), (15, g.dies - 1, g.planes - 1, 1535));
+        assert_eq!(g.block_pages(last_block), g.pages - 1536..g.pages);
+        // A page in the middle of a block past 2^32: neighbours on its layer and the layers
+        // around it, all in its block.
+        let block = (2u64 << 32).div_ceil(1536) as u32;
+        let p = g.ppn(block, 8 * 3 + 2);
+        assert!(p > 2 << 32);
+        let (y, z) = g.coupled_pages(p);
+        assert_eq!(y, [Some(p - 1), Some(p + 1)]);
+        assert_eq!(z, [Some(p - 8), Some(p + 8)]);
+        assert!(y.iter().chain(&z).flatten().all(|&q| g.block_of(q) == block));
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod geometry;
 pub mod state;
 mod timing;
 
-pub use geometry::{Geometry, PageAddr};
+pub use geometry::{Geometry, PageAddr, Ppn};
 pub use timing::{EraseSuspend, Timing};
 
 /// Bytes per sector, the unit of host addresses.

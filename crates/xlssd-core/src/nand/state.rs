@@ -4,6 +4,7 @@
 //! Per-page arrays are allocated zeroed (committed by the operating system only where a run
 //! touches them) and only when a physics model is on, so the fixed-latency core pays nothing.
 
+use crate::nand::Ppn;
 use crate::physics::{Ispp, ProgramMode};
 
 pub struct DeviceState {
@@ -31,7 +32,7 @@ fn code(a: Ispp) -> u8 {
 }
 
 impl DeviceState {
-    pub fn new(blocks: u32, pages: u32) -> DeviceState {
+    pub fn new(blocks: u32, pages: Ppn) -> DeviceState {
         DeviceState {
             wear: vec![0.0; blocks as usize],
             reads: vec![0.0; blocks as usize],
@@ -40,7 +41,7 @@ impl DeviceState {
         }
     }
 
-    pub fn on_program(&mut self, ppn: u32, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
+    pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
         let order = &mut self.programs[block as usize];
         self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64
             | (code(algorithm) as u64) << 32
@@ -50,7 +51,7 @@ impl DeviceState {
     }
 
     /// Erases a block whose pages are `pages` (a range of page numbers).
-    pub fn on_erase(&mut self, block: u32, pages: std::ops::Range<u32>, wear_increment: f32) {
+    pub fn on_erase(&mut self, block: u32, pages: std::ops::Range<Ppn>, wear_increment: f32) {
         self.wear[block as usize] += wear_increment;
         self.reads[block as usize] = 0.0;
         if std::mem::take(&mut self.programs[block as usize]) > 0 {
@@ -58,31 +59,31 @@ impl DeviceState {
         }
     }
 
-    fn programmed(&self, ppn: u32) -> bool {
+    fn programmed(&self, ppn: Ppn) -> bool {
         (self.pages[ppn as usize] >> 32) as u8 != 0
     }
 
-    pub fn mode(&self, ppn: u32) -> ProgramMode {
+    pub fn mode(&self, ppn: Ppn) -> ProgramMode {
         ProgramMode::from_index((self.pages[ppn as usize] >> 40) as u8 as usize)
     }
 
-    fn order(&self, ppn: u32) -> u16 {
+    fn order(&self, ppn: Ppn) -> u16 {
         (self.pages[ppn as usize] >> 48) as u16
     }
 
     /// Whether `neighbour` has been programmed since its erase, after `victim`; if so, in
     /// which mode.
-    pub fn later_program(&self, victim: u32, neighbour: u32) -> Option<ProgramMode> {
+    pub fn later_program(&self, victim: Ppn, neighbour: Ppn) -> Option<ProgramMode> {
         (self.programmed(neighbour) && self.order(neighbour) > self.order(victim)).then(|| self.mode(neighbour))
     }
 
     /// Hours the page's data has aged by the retention clock `clock_h`.
-    pub fn age_h(&self, ppn: u32, clock_h: f64) -> f64 {
+    pub fn age_h(&self, ppn: Ppn, clock_h: f64) -> f64 {
         let programmed = f32::from_bits(self.pages[ppn as usize] as u32);
         (clock_h - programmed as f64).max(0.0)
     }
 
-    pub fn algorithm(&self, ppn: u32, default: Ispp) -> Ispp {
+    pub fn algorithm(&self, ppn: Ppn, default: Ispp) -> Ispp {
         match (self.pages[ppn as usize] >> 32) as u8 {
             1 => Ispp::Sv,
             2 => Ispp::Dv,

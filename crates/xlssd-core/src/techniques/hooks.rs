@@ -14,6 +14,7 @@ use crate::host::Request;
 use crate::nand::Geometry;
 use crate::physics::{Ispp, ProgramMode};
 use crate::sim::Time;
+use crate::nand::Ppn;
 
 /// The axes a scheme may override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -158,24 +159,24 @@ pub trait Placement {
     }
 
     /// The write was given physical page `ppn` of `stream`'s active block.
-    fn placed(&mut self, _ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _ppn: u32, _stream: u32) {}
+    fn placed(&mut self, _ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _ppn: Ppn, _stream: u32) {}
 }
 
 /// How a page is programmed.
 pub trait ProgramModes {
     /// The page's program mode; `None` is `physics.program_mode`.
-    fn mode(&self, _ppn: u32) -> Option<ProgramMode> {
+    fn mode(&self, _ppn: Ppn) -> Option<ProgramMode> {
         None
     }
 
     /// The page's programming algorithm; `None` is `physics.algorithm`.
-    fn algorithm(&self, _ppn: u32) -> Option<Ispp> {
+    fn algorithm(&self, _ppn: Ppn) -> Option<Ispp> {
         None
     }
 
     /// A factor on the page's program time beyond its mode's and algorithm's (asked once
     /// per program, when it starts).
-    fn time_factor(&mut self, _ppn: u32, _mode: ProgramMode) -> f64 {
+    fn time_factor(&mut self, _ppn: Ppn, _mode: ProgramMode) -> f64 {
         1.0
     }
 }
@@ -197,7 +198,7 @@ pub trait Cleaning {
     }
 
     /// Orders the valid pages of a block being relocated (page order by default).
-    fn copy_order(&mut self, _pages: &mut [u32]) {}
+    fn copy_order(&mut self, _pages: &mut [Ppn]) {}
 }
 
 /// Free-block choice and static wear levelling, replaced as a whole when the simulator is
@@ -220,14 +221,14 @@ pub enum ReadKind {
 /// The read path: which copy a host read goes to, and what each sense costs its block.
 pub trait ReadPath {
     /// The physical page a host read of `lpn` goes to; `ppn` is the mapped one.
-    fn read_copy(&mut self, _lpn: u32, ppn: u32) -> u32 {
+    fn read_copy(&mut self, _lpn: u32, ppn: Ppn) -> Ppn {
         ppn
     }
 
     /// Page `ppn` was sensed. Returning a reason asks for its block to be relocated (read
     /// reclaim); the engine starts it when the block is closed and its plane is not
     /// relocating already, and otherwise leaves it to a later read.
-    fn sensed(&mut self, _blocks: &BlockManager, _ppn: u32, _kind: ReadKind) -> Option<&'static str> {
+    fn sensed(&mut self, _blocks: &BlockManager, _ppn: Ppn, _kind: ReadKind) -> Option<&'static str> {
         None
     }
 }
@@ -235,7 +236,7 @@ pub trait ReadPath {
 /// One sense and decode attempt of a read.
 #[derive(Debug, Clone, Copy)]
 pub struct Attempt {
-    pub ppn: u32,
+    pub ppn: Ppn,
     /// Attempts before this one.
     pub step: u32,
     pub rber: f64,
@@ -344,7 +345,7 @@ pub trait CacheTier {
 /// Observation: told of every change, changes nothing.
 pub trait Observer {
     /// A physical page became valid or stale.
-    fn validity(&mut self, _ppn: u32, _valid: bool) {}
+    fn validity(&mut self, _ppn: Ppn, _valid: bool) {}
     /// A block was erased.
     fn erased(&mut self, _block: u32) {}
     /// The device was preconditioned.

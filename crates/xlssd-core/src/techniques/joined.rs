@@ -8,6 +8,7 @@ use crate::ftl::policy::WearLeveler;
 use crate::host::Request;
 use crate::physics::{Ispp, ProgramMode};
 use crate::sim::Time;
+use crate::nand::Ppn;
 
 pub struct Joined {
     parts: Vec<Box<dyn Technique>>,
@@ -56,19 +57,19 @@ impl Placement for Joined {
     fn target(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, plane: u32) -> Target {
         self.part(Hook::Placement).target(ctx, lpn, kind, plane)
     }
-    fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: u32, stream: u32) {
+    fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: Ppn, stream: u32) {
         self.part(Hook::Placement).placed(ctx, lpn, kind, ppn, stream)
     }
 }
 
 impl ProgramModes for Joined {
-    fn mode(&self, ppn: u32) -> Option<ProgramMode> {
+    fn mode(&self, ppn: Ppn) -> Option<ProgramMode> {
         self.part_ref(Hook::ProgramMode).mode(ppn)
     }
-    fn algorithm(&self, ppn: u32) -> Option<Ispp> {
+    fn algorithm(&self, ppn: Ppn) -> Option<Ispp> {
         self.part_ref(Hook::ProgramMode).algorithm(ppn)
     }
-    fn time_factor(&mut self, ppn: u32, mode: ProgramMode) -> f64 {
+    fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
         self.part(Hook::ProgramMode).time_factor(ppn, mode)
     }
 }
@@ -77,7 +78,7 @@ impl Cleaning for Joined {
     fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
         self.part(Hook::Cleaning).victim(ctx)
     }
-    fn copy_order(&mut self, pages: &mut [u32]) {
+    fn copy_order(&mut self, pages: &mut [Ppn]) {
         self.part(Hook::Cleaning).copy_order(pages)
     }
 }
@@ -89,10 +90,10 @@ impl FreeBlocks for Joined {
 }
 
 impl ReadPath for Joined {
-    fn read_copy(&mut self, lpn: u32, ppn: u32) -> u32 {
+    fn read_copy(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
         self.part(Hook::ReadPath).read_copy(lpn, ppn)
     }
-    fn sensed(&mut self, blocks: &BlockManager, ppn: u32, kind: ReadKind) -> Option<&'static str> {
+    fn sensed(&mut self, blocks: &BlockManager, ppn: Ppn, kind: ReadKind) -> Option<&'static str> {
         self.part(Hook::ReadPath).sensed(blocks, ppn, kind)
     }
 }
@@ -134,7 +135,7 @@ impl CacheTier for Joined {
 }
 
 impl Observer for Joined {
-    fn validity(&mut self, ppn: u32, valid: bool) {
+    fn validity(&mut self, ppn: Ppn, valid: bool) {
         for p in &mut self.parts {
             p.validity(ppn, valid);
         }
@@ -192,7 +193,7 @@ mod tests {
         }
     }
     impl Observer for Part {
-        fn validity(&mut self, _ppn: u32, _valid: bool) {
+        fn validity(&mut self, _ppn: Ppn, _valid: bool) {
             self.validity_seen += 1;
         }
         fn check(&self, _blocks: &BlockManager) -> Result<(), String> {

@@ -162,7 +162,7 @@ pub fn select_victim(
 
 /// Sec. IV-D: GC copies a victim's approximate pages first, then its precise ones, each in
 /// page order, so that the approximate batch can open a second phase for the precise one.
-pub fn copy_order(pages: &mut [u32], is_approx: impl Fn(u32) -> bool) {
+pub fn copy_order(pages: &mut [crate::nand::Ppn], is_approx: impl Fn(crate::nand::Ppn) -> bool) {
     pages.sort_by_key(|&p| (!is_approx(p), p));
 }
 

@@ -26,6 +26,7 @@ use crate::ftl::policy::WearLeveler;
 use crate::nand::Geometry;
 use crate::physics::ProgramMode;
 use crate::sim::Time;
+use crate::nand::Ppn;
 
 const TABLE_NAME: &str = "approxftl";
 /// Keys every scheme of the family uses: which data is approximate, and when GC rewrites
@@ -169,11 +170,11 @@ impl Approx {
         }
     }
 
-    fn is_approx_page(&self, ppn: u32) -> bool {
+    fn is_approx_page(&self, ppn: Ppn) -> bool {
         self.page_approx[(ppn / 64) as usize] >> (ppn % 64) & 1 == 1
     }
 
-    fn set_page(&mut self, ppn: u32, approx: bool) {
+    fn set_page(&mut self, ppn: Ppn, approx: bool) {
         let (w, bit) = ((ppn / 64) as usize, 1u64 << (ppn % 64));
         if approx {
             self.page_approx[w] |= bit;
@@ -267,7 +268,7 @@ impl Placement for Approx {
     }
 
     /// Records what the page holds, and ends a first phase that is complete (Fig. 4).
-    fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: u32, stream: u32) {
+    fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: Ppn, stream: u32) {
         let block = ctx.geo.block_of(ppn);
         let plane = ctx.geo.plane_of_block(block);
         let bi = block as usize;
@@ -314,7 +315,7 @@ impl Placement for Approx {
 }
 
 impl ProgramModes for Approx {
-    fn mode(&self, ppn: u32) -> Option<ProgramMode> {
+    fn mode(&self, ppn: Ppn) -> Option<ProgramMode> {
         Some(match self.variant {
             _ if !self.is_approx_page(ppn) => ProgramMode::Precise,
             Variant::DeltaB => ProgramMode::ApproxDvpp,
@@ -324,7 +325,7 @@ impl ProgramModes for Approx {
 
     /// The speed-ups of Sec. III-B for precise pages whose later neighbours are all
     /// approximate (checkerboard and second-phase blocks).
-    fn time_factor(&mut self, ppn: u32, mode: ProgramMode) -> f64 {
+    fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
         if mode != ProgramMode::Precise || self.variant != Variant::Approxftl {
             return 1.0;
         }
@@ -353,7 +354,7 @@ impl Cleaning for Approx {
     }
 
     /// Approximate pages first, so that they can open a second phase for the precise ones.
-    fn copy_order(&mut self, pages: &mut [u32]) {
+    fn copy_order(&mut self, pages: &mut [Ppn]) {
         if self.variant == Variant::Approxftl {
             layout::copy_order(pages, |p| self.is_approx_page(p));
         }
@@ -412,7 +413,7 @@ impl ReadRetry for Approx {}
 impl CacheTier for Approx {}
 
 impl Observer for Approx {
-    fn validity(&mut self, ppn: u32, valid: bool) {
+    fn validity(&mut self, ppn: Ppn, valid: bool) {
         if self.is_approx_page(ppn) {
             return;
         }
@@ -451,8 +452,7 @@ impl Observer for Approx {
     fn check(&self, blocks: &BlockManager) -> std::result::Result<(), String> {
         for b in 0..self.geo.blocks {
             let bi = b as usize;
-            let first = self.geo.ppn(b, 0);
-            let pages = first..first + self.geo.pages_per_block;
+            let pages = self.geo.block_pages(b);
             let precise = pages.clone().filter(|&p| blocks.is_valid(p) && !self.is_approx_page(p)).count() as u32;
             if precise != self.valid_precise[bi] {
                 return Err(format!("block {b}: {} valid precise pages counted, {precise} found", self.valid_precise[bi]));
