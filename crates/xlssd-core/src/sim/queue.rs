@@ -119,6 +119,48 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_pushes_and_pops_follow_time_then_insertion_order() {
+        // Against a plain reference: every pending (time, seq) in a sorted list. Delays mix
+        // zero (ties with now), small and very large ones, so entries cross many buckets.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u64)> = Vec::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut seq = 0;
+        for _ in 0..20_000 {
+            let r = next();
+            if r % 3 != 0 || reference.is_empty() {
+                let delay = match r % 5 {
+                    0 => 0,
+                    1 => r % 7,
+                    2 => r % 5_000,
+                    3 => r % 10_000_000,
+                    _ => r % (1 << 40),
+                };
+                let t = q.now() + delay;
+                q.schedule(t, seq);
+                reference.push((t, seq));
+                seq += 1;
+            } else {
+                reference.sort();
+                let (t, s) = reference.remove(0);
+                assert_eq!(q.pop(), Some((t, s)));
+                assert_eq!(q.len(), reference.len());
+            }
+        }
+        reference.sort();
+        for (t, s) in reference {
+            assert_eq!(q.pop(), Some((t, s)));
+        }
+        assert!(q.is_empty() && q.pop().is_none());
+    }
+
+    #[test]
     fn schedule_in_is_relative_to_now() {
         let mut q = EventQueue::new();
         q.schedule(100, 1);
