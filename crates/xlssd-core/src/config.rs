@@ -74,7 +74,10 @@ impl Default for Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capacity {
     pub physical_pages: u64,
-    /// Pages the host can address: physical pages less over-provisioning.
+    /// Flash pages per mapping unit (`mapping.unit_bytes`).
+    pub unit_pages: u32,
+    /// Logical pages the host can address, each one mapping unit: physical pages less
+    /// over-provisioning, in units.
     pub logical_pages: u64,
     /// Translation pages holding the mapping table on flash (cached mapping table only).
     pub translation_pages: u64,
@@ -105,7 +108,9 @@ impl Config {
         let g = &self.geometry;
         let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
         let physical_pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
-        let logical_pages = ((physical_pages as f64) * (1.0 - self.ftl.overprovisioning)).floor() as u64;
+        let unit_pages = self.mapping.unit_pages(g.page_size);
+        let logical_pages =
+            ((physical_pages as f64) * (1.0 - self.ftl.overprovisioning)).floor() as u64 / unit_pages as u64;
         let entries = (g.page_size / self.mapping.entry_bytes.max(1)).max(1) as u64;
         let translation_pages =
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
@@ -119,6 +124,7 @@ impl Config {
         let reserve = reserved_blocks_per_plane as u64 * planes * g.pages_per_block as u64;
         Capacity {
             physical_pages,
+            unit_pages,
             logical_pages,
             translation_pages,
             entries_per_translation_page: entries,
@@ -200,7 +206,7 @@ impl Config {
         self.gc.validate()?;
         self.cache.validate()?;
         self.wl.validate()?;
-        self.mapping.validate(self.geometry.page_size)?;
+        self.mapping.validate(self.geometry.page_size, self.geometry.pages_per_block)?;
         self.precondition.validate()?;
         self.energy.validate()?;
         self.workload.validate("workload")?;
@@ -223,7 +229,22 @@ impl Config {
                 ),
             });
         }
-        if c.logical_pages + c.translation_pages >= c.usable_pages {
+        // Page addresses are 64-bit throughout; the mapping table's entries are 32-bit, one
+        // per unit of `mapping.unit_bytes`.
+        let units = c.physical_pages / c.unit_pages as u64;
+        if units >= u32::MAX as u64 {
+            return Err(Error::Config {
+                key: "mapping.unit_bytes".into(),
+                message: format!(
+                    "{} physical pages make {units} mapping units of {} page(s); the mapping table addresses at most \
+                     {}: raise mapping.unit_bytes",
+                    c.physical_pages,
+                    c.unit_pages,
+                    u32::MAX - 1
+                ),
+            });
+        }
+        if c.logical_pages * c.unit_pages as u64 + c.translation_pages >= c.usable_pages {
             let table = if c.translation_pages > 0 {
                 format!(" and {} translation pages of the mapping table", c.translation_pages)
             } else {

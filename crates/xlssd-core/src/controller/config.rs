@@ -55,6 +55,10 @@ impl Default for CacheConfig {
     }
 }
 
+/// Range of `mapping.unit_bytes`.
+pub const MIN_UNIT_BYTES: u32 = 4096;
+pub const MAX_UNIT_BYTES: u32 = 65536;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MappingConfig {
@@ -63,11 +67,15 @@ pub struct MappingConfig {
     pub cached_table_bytes: u64,
     /// Bytes one logical-to-physical entry takes, in DRAM and in a translation page.
     pub entry_bytes: u32,
+    /// Indirection unit: the bytes one mapping entry covers, a power-of-two multiple of the
+    /// page (0: one page). A unit of several pages lives in consecutive pages of one block
+    /// and is programmed as one; a host write covering part of it is a read-modify-write.
+    pub unit_bytes: u32,
 }
 
 impl Default for MappingConfig {
     fn default() -> Self {
-        MappingConfig { cached_table_bytes: 0, entry_bytes: 8 }
+        MappingConfig { cached_table_bytes: 0, entry_bytes: 8, unit_bytes: 0 }
     }
 }
 
@@ -91,8 +99,41 @@ impl CacheConfig {
 }
 
 impl MappingConfig {
-    /// An entry must fit in a translation page of `page_size` bytes.
-    pub fn validate(&self, page_size: u32) -> Result<()> {
+    /// Flash pages per mapping unit.
+    pub fn unit_pages(&self, page_size: u32) -> u32 {
+        if self.unit_bytes == 0 { 1 } else { (self.unit_bytes / page_size).max(1) }
+    }
+
+    /// An entry must fit in a translation page of `page_size` bytes; a unit must be whole
+    /// pages that tile a block.
+    pub fn validate(&self, page_size: u32, pages_per_block: u32) -> Result<()> {
+        if self.unit_bytes != 0 {
+            let u = self.unit_bytes;
+            if !u.is_power_of_two() || !(MIN_UNIT_BYTES..=MAX_UNIT_BYTES).contains(&u) {
+                return Err(bad("mapping.unit_bytes", u, "0 (one page) or a power of two from 4 KiB to 64 KiB"));
+            }
+            if u < page_size {
+                return Err(bad(
+                    "mapping.unit_bytes",
+                    u,
+                    &format!("at least geometry.page_size ({page_size}): units smaller than a page are not modelled"),
+                ));
+            }
+            if pages_per_block % (u / page_size) != 0 {
+                return Err(bad(
+                    "mapping.unit_bytes",
+                    u,
+                    &format!("a number of pages ({}) that divides geometry.pages_per_block ({pages_per_block})", u / page_size),
+                ));
+            }
+            if u > page_size && self.cached_table_bytes != 0 {
+                return Err(bad(
+                    "mapping.unit_bytes",
+                    u,
+                    "one page while mapping.cached_table_bytes is set: the cached table maps pages",
+                ));
+            }
+        }
         if self.entry_bytes == 0 || self.entry_bytes > page_size {
             return Err(bad("mapping.entry_bytes", self.entry_bytes, "between 1 and geometry.page_size"));
         }

@@ -36,12 +36,19 @@ impl Simulator<'_> {
                 }
                 _ => {}
             }
+            let unit = self.unit_pages as crate::nand::Ppn;
             for ppn in self.blocks.valid_pages(b) {
                 if !self.blocks.is_allocated(ppn) {
                     return fail(format!("page {ppn} is valid but was never allocated"));
                 }
+                // Every page of a unit is valid with it, and the unit's entry points at its
+                // first page.
+                let first = ppn - ppn % unit;
+                if let Some(p) = (first..first + unit).find(|&p| !self.blocks.is_valid(p)) {
+                    return fail(format!("page {ppn} is valid but page {p} of its unit is not"));
+                }
                 match self.map.owner(ppn) {
-                    Some(lpn) if self.map.get(lpn) == Some(ppn) => {}
+                    Some(lpn) if self.map.get(lpn) == Some(first) => {}
                     owner => return fail(format!("valid page {ppn} has owner {owner:?} that does not map to it")),
                 }
             }
@@ -60,8 +67,12 @@ impl Simulator<'_> {
         if let Err(message) = self.scheme.check(&self.blocks) {
             return fail(message);
         }
-        if valid_total != self.map.mapped() {
-            return fail(format!("{} logical pages are mapped but {valid_total} physical pages are valid", self.map.mapped()));
+        if valid_total != self.map.mapped() * self.unit_pages as u64 {
+            return fail(format!(
+                "{} logical pages of {} page(s) are mapped but {valid_total} physical pages are valid",
+                self.map.mapped(),
+                self.unit_pages
+            ));
         }
         Ok(())
     }

@@ -134,19 +134,24 @@ impl Simulator<'_> {
         }
     }
 
-    /// Points `lpn` at `ppn`, invalidating the page it held before.
+    /// Points `lpn` at the unit starting at `ppn`, invalidating the pages it held before.
     fn remap(&mut self, lpn: u32, ppn: Ppn) {
         let now = self.now();
+        let unit = self.unit_pages as Ppn;
         if let Some(old) = self.map.set(lpn, ppn) {
-            if self.blocks.is_valid(old) {
-                self.blocks.invalidate(old, now);
-                if self.observed {
-                    self.scheme.validity(old, false);
+            for old in old..old + unit {
+                if self.blocks.is_valid(old) {
+                    self.blocks.invalidate(old, now);
+                    if self.observed {
+                        self.scheme.validity(old, false);
+                    }
+                    self.after_invalidate(old);
                 }
-                self.after_invalidate(old);
             }
         }
-        self.set_page_valid(ppn, now);
+        for p in ppn..ppn + unit {
+            self.set_page_valid(p, now);
+        }
     }
 
     /// Marks a page's data valid, telling the scheme.
@@ -329,7 +334,7 @@ impl Simulator<'_> {
         self.dies[die as usize].op = op;
         let cmd = self.timing.cmd_ns;
         let inbound = match class {
-            OpClass::Program => cmd + n * self.timing.page_xfer_ns,
+            OpClass::Program => cmd + n * self.unit_pages as Time * self.timing.page_xfer_ns,
             OpClass::Read | OpClass::Erase => cmd,
         };
         self.request_channel(die, inbound, false);
@@ -344,7 +349,9 @@ impl Simulator<'_> {
         }
         let block = self.geo.block_of(ppn);
         self.finishing.iter().any(|&q| {
-            self.geo.block_of(q) == block && self.blocks.is_next_to_program(q) && self.blocks.rank(ppn) == self.blocks.rank(q) + 1
+            self.geo.block_of(q) == block
+                && self.blocks.is_next_to_program(q)
+                && self.blocks.rank(ppn) == self.blocks.rank(q) + self.unit_pages
         })
     }
 
@@ -417,8 +424,14 @@ impl Simulator<'_> {
             let t = match op.class {
                 OpClass::Read => self.timing.read_ns(page_type),
                 OpClass::Program => {
-                    let base = self.timing.program_ns(page_type);
                     let ppn = self.txns.get(id).ppn;
+                    // A unit of several pages programs each of them in turn.
+                    let first = self.geo.page_in_block(ppn);
+                    let base: Time = if self.unit_pages == 1 {
+                        self.timing.program_ns(page_type)
+                    } else {
+                        (first..first + self.unit_pages).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
+                    };
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     let t = (base as f64 * factor).round() as Time;
                     let mode = self.page_program_mode(ppn);
@@ -556,7 +569,7 @@ impl Simulator<'_> {
         for &id in op.txns() {
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
-                OpClass::Program => self.counters.flash_programs += 1,
+                OpClass::Program => self.counters.flash_programs += self.unit_pages as u64,
                 OpClass::Erase => self.counters.flash_erases += 1,
             }
             if op.class == OpClass::Read && self.rel.is_some() {
@@ -589,7 +602,7 @@ impl Simulator<'_> {
                 self.page_done(t.owner);
             }
             TxnKind::HostWrite => {
-                self.counters.host_flash_programs += 1;
+                self.counters.host_flash_programs += self.unit_pages as u64;
                 self.program_finished(t.ppn);
                 if let Some(p) = self.payload.as_mut() {
                     p.on_host_write(t.lpn as u64);
@@ -617,11 +630,14 @@ impl Simulator<'_> {
 
     fn program_finished(&mut self, ppn: Ppn) {
         self.finishing.retain(|&q| q != ppn);
-        if let Err(m) = self.blocks.program_done(ppn) {
-            self.invariant(m);
-            return;
+        // A program writes a whole unit, its pages in order.
+        for p in ppn..ppn + self.unit_pages as Ppn {
+            if let Err(m) = self.blocks.program_done(p) {
+                self.invariant(m);
+                return;
+            }
+            self.note_program(p);
         }
-        self.note_program(ppn);
         // A block becomes a GC candidate when its last program finishes.
         let block = self.geo.block_of(ppn);
         if self.blocks.programmed[block as usize] == self.geo.pages_per_block {

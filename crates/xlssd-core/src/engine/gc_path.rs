@@ -81,13 +81,26 @@ impl Simulator<'_> {
     /// A victim page has been read into the controller: write it to its new home, unless the
     /// host overwrote it in the meantime.
     pub(super) fn gc_read_done(&mut self, t: Txn) {
-        if !self.blocks.is_valid(t.ppn) || self.map.get(t.lpn) != Some(t.ppn) {
+        let unit = self.unit_pages as Ppn;
+        let first = t.ppn - t.ppn % unit;
+        if !self.blocks.is_valid(t.ppn) || self.map.get(t.lpn) != Some(first) {
+            self.gc_unit_reads.remove(&t.lpn);
             return;
         }
+        if unit > 1 {
+            // A unit moves whole: its program waits for the last of its pages to be read.
+            let read = self.gc_unit_reads.entry(t.lpn).or_insert(0);
+            *read += 1;
+            if *read < self.unit_pages {
+                return;
+            }
+            self.gc_unit_reads.remove(&t.lpn);
+        }
+        let pages = self.unit_pages as u64;
         match self.gc_jobs[t.plane as usize].reason {
-            Reason::Gc => self.counters.gc_pages_moved += 1,
-            Reason::WearLevelling => self.counters.wl_pages_moved += 1,
-            Reason::Task(name) => self.tasks.entry(name).2 += 1,
+            Reason::Gc => self.counters.gc_pages_moved += pages,
+            Reason::WearLevelling => self.counters.wl_pages_moved += pages,
+            Reason::Task(name) => self.tasks.entry(name).2 += pages,
         }
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }

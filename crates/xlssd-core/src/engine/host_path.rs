@@ -83,13 +83,23 @@ impl Simulator<'_> {
         let first_lpn = lba / self.sectors_per_page;
         let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
         let n_pages = (last_lpn - first_lpn + 1) as u32;
+        // A read of a unit of several pages reads only the pages it touches, each one a page
+        // of the request to finish; a write programs whole units.
+        let flash_pages = if self.unit_pages > 1 {
+            let spp = self.sectors_per_page / self.unit_pages as u64;
+            ((lba + r.sectors as u64 - 1) / spp - lba / spp + 1) as u32
+        } else {
+            n_pages
+        };
         let hr = HostReq {
             arrival: now,
             bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
             op: r.op,
             first_lpn,
             n_pages,
-            pages_left: n_pages,
+            flash_pages,
+            // A read finishes page by page; a write unit by unit.
+            pages_left: if r.op == Op::Read { flash_pages } else { n_pages },
             ready: now,
             next_page: 0,
         };
@@ -114,9 +124,17 @@ impl Simulator<'_> {
         }
         match r.op {
             Op::Read => {
+                let spp = self.sectors_per_page / self.unit_pages as u64;
+                let (first_page, last_page) = (lba / spp, (lba + r.sectors as u64 - 1) / spp);
                 for i in 0..n_pages {
                     let lpn = self.page_of(id, i);
-                    self.read_page(id, lpn);
+                    // The pages of this unit the request touches.
+                    let unit_first = (first_lpn + i as u64) * self.unit_pages as u64;
+                    let from = first_page.max(unit_first) - unit_first;
+                    let to = last_page.min(unit_first + self.unit_pages as u64 - 1) - unit_first;
+                    for page in from..=to {
+                        self.read_page(id, lpn, page as u32);
+                    }
                 }
             }
             Op::Write => {
@@ -145,7 +163,9 @@ impl Simulator<'_> {
     /// A write request's data is in the controller: buffer it or program it.
     pub(super) fn write_data_in(&mut self, id: u32) {
         let n_pages = self.reqs[id as usize].n_pages;
-        self.counters.host_pages_written += n_pages as u64;
+        // In flash pages: a request of part of a unit writes fewer pages than its units hold,
+        // and the difference is what the unit's program adds.
+        self.counters.host_pages_written += self.reqs[id as usize].flash_pages as u64;
         if self.buffer.enabled() {
             if !self.buffer_pages(id) {
                 self.blocked_writes.push_back(id);
@@ -178,7 +198,8 @@ impl Simulator<'_> {
         ((self.reqs[req as usize].first_lpn + i as u64) % self.logical_pages) as u32
     }
 
-    fn read_page(&mut self, req: u32, lpn: u32) {
+    /// Reads page `page` of logical page (unit) `lpn` for request `req`.
+    fn read_page(&mut self, req: u32, lpn: u32, page: u32) {
         self.counters.host_pages_read += 1;
         if self.buffer.contains(lpn) {
             self.counters.buffer_read_hits += 1;
@@ -203,6 +224,7 @@ impl Simulator<'_> {
                 }
             }
         };
+        let ppn = ppn + page as crate::nand::Ppn;
         if !self.blocks.is_programmed(ppn) {
             // The page's program is still in flight: its data is still in the controller.
             self.counters.inflight_read_hits += 1;
@@ -224,11 +246,13 @@ impl Simulator<'_> {
         }
         let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
         self.map.set(lpn, ppn);
-        self.set_page_valid(ppn, self.now());
         // Materialised pages have their own blocks, so finishing them at once keeps every
         // block's program order.
-        if let Err(m) = self.blocks.program_done(ppn) {
-            self.invariant(m);
+        for p in ppn..ppn + self.unit_pages as crate::nand::Ppn {
+            self.set_page_valid(p, self.now());
+            if let Err(m) = self.blocks.program_done(p) {
+                self.invariant(m);
+            }
         }
         self.counters.materialized_pages += 1;
         self.maybe_start_gc(plane);

@@ -70,7 +70,10 @@ struct HostReq {
     bytes: u64,
     op: Op,
     first_lpn: u64,
+    /// Logical pages (mapping units) the request touches.
     n_pages: u32,
+    /// Flash pages it touches: its units' pages, or fewer when it covers part of a unit.
+    flash_pages: u32,
     pages_left: u32,
     /// When the data of its pages done so far is ready (a page may be counted done when
     /// its last stage is scheduled, ahead of the stage's end).
@@ -169,7 +172,12 @@ pub struct Simulator<'s> {
     blocked_writes: VecDeque<u32>,
     logical_pages: u64,
     logical_sectors: u64,
+    /// Sectors per logical page (one mapping unit).
     sectors_per_page: u64,
+    /// Flash pages per logical page (`mapping.unit_bytes`).
+    unit_pages: u32,
+    /// Relocated units whose pages are partly read, with the pages read so far.
+    gc_unit_reads: rustc_hash::FxHashMap<u32, u32>,
     idle_gen: u64,
     idle_flush_ns: Time,
     /// When each direction of the host interface is next free.
@@ -259,19 +267,36 @@ impl<'s> Simulator<'s> {
 
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
-        let blocks = BlockManager::new(&geo, host_streams + 3);
+        let mut blocks = BlockManager::new(&geo, host_streams + 3);
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
             .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
-        let map = Mapping::new(logical_pages + translation_pages, geo.pages);
+        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages);
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
             AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
         let (mut scheme, hooks) = crate::techniques::build(cfg, &geo, logical_pages)?;
+        if cap.unit_pages > 1 {
+            // Units of several pages are placed, programmed and moved whole; a scheme that
+            // places, programs or orders single pages cannot take them.
+            use crate::techniques::Hook;
+            if let Some(h) = [Hook::Placement, Hook::ProgramMode, Hook::Cleaning].into_iter().find(|&h| hooks.has(h)) {
+                return Err(Error::Config {
+                    key: "mapping.unit_bytes".into(),
+                    message: format!(
+                        "value {}: scheme `{}` overrides the {} hook, which handles single pages; use a unit of one page",
+                        cfg.mapping.unit_bytes,
+                        cfg.scheme.name,
+                        h.name()
+                    ),
+                });
+            }
+            blocks.set_unit_pages(cap.unit_pages);
+        }
         let wl: Box<dyn WearLeveler> = match scheme.wear_leveler() {
             Some(wl) => wl,
             None => Box::new(EraseCountLeveler {
@@ -290,7 +315,7 @@ impl<'s> Simulator<'s> {
             None if cfg.host.replay == ReplayMode::Closed => Some(cfg.host.queue_depth),
             None => None,
         };
-        let buffer_pages = cfg.cache.capacity_bytes / geo.page_size as u64;
+        let buffer_pages = cfg.cache.capacity_bytes / (geo.page_size as u64 * cap.unit_pages as u64);
 
         let mut sim = Simulator {
             timing,
@@ -308,8 +333,10 @@ impl<'s> Simulator<'s> {
             completed: 0,
             blocked_writes: VecDeque::new(),
             logical_pages,
-            logical_sectors: logical_pages * geo.sectors_per_page(),
-            sectors_per_page: geo.sectors_per_page(),
+            logical_sectors: logical_pages * geo.sectors_per_page() * cap.unit_pages as u64,
+            sectors_per_page: geo.sectors_per_page() * cap.unit_pages as u64,
+            unit_pages: cap.unit_pages,
+            gc_unit_reads: Default::default(),
             idle_gen: 0,
             idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
             host_link_free: [0; 2],

@@ -24,7 +24,7 @@ impl Simulator<'_> {
         let max_blocks = self.geo.blocks_per_plane - cap.reserved_blocks_per_plane;
         let per_plane = used.div_ceil(self.geo.planes as u64);
         let roomy = self.geo.blocks_per_plane - self.gc_threshold_blocks - 1;
-        let fits_roomy = per_plane * 100 <= roomy as u64 * self.geo.pages_per_block as u64 * 95;
+        let fits_roomy = per_plane * self.unit_pages as u64 * 100 <= roomy as u64 * self.geo.pages_per_block as u64 * 95;
         let data_blocks = if fits_roomy { roomy } else { max_blocks.max(1) };
         let geo = self.geo.clone();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));

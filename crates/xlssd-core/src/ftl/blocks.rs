@@ -59,6 +59,9 @@ pub struct BlockManager {
     /// Per block, how many times a stream with a layout has opened it: a layout of several
     /// orders takes them in turn, so that a pattern can alternate across the block's uses.
     pub layout_uses: Vec<u32>,
+    /// Pages handed out at once: the mapping unit (`mapping.unit_bytes`), so that a unit's
+    /// pages are consecutive in one block and start on a multiple of it.
+    unit: u32,
 }
 
 /// The sequential order, which every block takes unless its stream has a layout.
@@ -100,10 +103,24 @@ impl BlockManager {
             ranks: Vec::new(),
             stream_layout: vec![Vec::new(); streams as usize],
             layout_uses: vec![0; nb],
+            unit: 1,
         };
         let sequential = (0..geo.pages_per_block).collect();
         m.add_order(sequential);
         m
+    }
+
+    /// Hands out `pages` consecutive pages at a time (a mapping unit of several pages). Only
+    /// with the sequential order: a layout permutes pages one by one.
+    pub fn set_unit_pages(&mut self, pages: u32) {
+        assert!(pages >= 1 && self.geo.pages_per_block % pages == 0, "a unit of {pages} pages must tile a block");
+        assert!(pages == 1 || self.stream_layout.iter().all(|l| l.is_empty()), "block layouts place pages one by one");
+        self.unit = pages;
+    }
+
+    /// Pages handed out at a time.
+    pub fn unit_pages(&self) -> u32 {
+        self.unit
     }
 
     /// Registers a page order (a permutation of a block's pages: the i-th entry is the page
@@ -233,8 +250,9 @@ impl BlockManager {
         self.room_in_active(plane, stream) > 0 || self.free_count(plane) > if privileged { 0 } else { self.gc_reserve }
     }
 
-    /// Hands out the next page of `stream`'s active block in `plane`, opening a new block
-    /// when needed. `privileged` (GC, wear levelling) may take the reserved free blocks.
+    /// Hands out the next page of `stream`'s active block in `plane` (the first of the next
+    /// unit's pages), opening a new block when needed. `privileged` (GC, wear levelling)
+    /// may take the reserved free blocks.
     pub fn allocate(
         &mut self,
         plane: u32,
@@ -246,7 +264,7 @@ impl BlockManager {
         let block = self.open(plane, stream, privileged, picker)?;
         let b = block as usize;
         let page = self.nth_page(b, self.write_ptr[b]);
-        self.write_ptr[b] += 1;
+        self.write_ptr[b] += self.unit;
         if self.write_ptr[b] == self.geo.pages_per_block {
             self.state[b] = BlockState::Full;
             self.close_seq[b] = self.next_close_seq;
@@ -386,6 +404,32 @@ mod tests {
     fn manager() -> BlockManager {
         let g = GeometryConfig::one_plane(4, 8, 2);
         BlockManager::new(&Geometry::new(&g), 2)
+    }
+
+    #[test]
+    fn a_unit_of_several_pages_is_handed_out_whole_and_aligned() {
+        let geo = Geometry::new(&crate::nand::config::GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            page_size: 4096,
+            layers: 1,
+            cell: crate::nand::config::CellType::Slc,
+        });
+        let mut m = BlockManager::new(&geo, 1);
+        m.set_unit_pages(4);
+        let a = m.allocate(0, 0, false, &mut First).unwrap();
+        let b = m.allocate(0, 0, false, &mut First).unwrap();
+        assert_eq!((geo.page_in_block(a), geo.page_in_block(b)), (0, 4));
+        assert_eq!(geo.block_of(a), geo.block_of(b));
+        // Two units fill the block; the next opens another, at its first page.
+        assert_eq!(m.room_in_active(0, 0), 0);
+        let c = m.allocate(0, 0, false, &mut First).unwrap();
+        assert_ne!(geo.block_of(c), geo.block_of(a));
+        assert_eq!(geo.page_in_block(c), 0);
     }
 
     #[test]

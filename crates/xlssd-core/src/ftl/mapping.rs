@@ -1,4 +1,6 @@
-//! Page-level mapping: logical page to physical page and back.
+//! Page-level mapping: logical page to physical page and back. A logical page is one
+//! mapping unit (`mapping.unit_bytes`) of `unit` flash pages, stored in consecutive pages of
+//! one block starting at a multiple of `unit`; the tables hold one entry per unit.
 //!
 //! Both tables store `address + 1` with 0 meaning "none", so that they can be allocated
 //! zeroed: the operating system then commits memory only for the parts a run touches, and a
@@ -10,13 +12,17 @@ use crate::nand::Ppn;
 pub struct Mapping {
     l2p: Vec<u32>,
     p2l: Vec<u32>,
+    /// Flash pages per unit.
+    unit: Ppn,
     mapped: u64,
 }
 
 impl Mapping {
-    /// `logical` entries (user pages plus translation pages) over `physical` pages.
-    pub fn new(logical: u64, physical: Ppn) -> Mapping {
-        Mapping { l2p: vec![0; logical as usize], p2l: vec![0; physical as usize], mapped: 0 }
+    /// `logical` entries (user pages plus translation pages) over `physical` pages, in
+    /// units of `unit_pages`.
+    pub fn new(logical: u64, physical: Ppn, unit_pages: u32) -> Mapping {
+        let unit = unit_pages.max(1) as Ppn;
+        Mapping { l2p: vec![0; logical as usize], p2l: vec![0; (physical / unit) as usize], unit, mapped: 0 }
     }
 
     pub fn logical_len(&self) -> u64 {
@@ -24,10 +30,11 @@ impl Mapping {
     }
 
     #[inline]
+    /// The first physical page of `lpn`'s unit.
     pub fn get(&self, lpn: u32) -> Option<Ppn> {
         match self.l2p[lpn as usize] {
             0 => None,
-            p => Some(p as Ppn - 1),
+            p => Some((p as Ppn - 1) * self.unit),
         }
     }
 
@@ -50,29 +57,32 @@ impl Mapping {
     /// The logical page whose data a physical page holds (valid or not yet overwritten).
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<u32> {
-        match self.p2l[ppn as usize] {
+        match self.p2l[(ppn / self.unit) as usize] {
             0 => None,
             l => Some(l - 1),
         }
     }
 
-    /// Points `lpn` at `ppn`; returns the physical page it pointed at before.
+    /// Points `lpn` at the unit starting at `ppn`; returns the first page of the unit it
+    /// pointed at before.
     #[inline]
     pub fn set(&mut self, lpn: u32, ppn: Ppn) -> Option<Ppn> {
         let old = self.get(lpn);
         if old.is_none() {
             self.mapped += 1;
         }
-        debug_assert!(ppn < u32::MAX as Ppn, "physical page {ppn} beyond the 32-bit mapping entry");
-        self.l2p[lpn as usize] = ppn as u32 + 1;
-        self.p2l[ppn as usize] = lpn + 1;
+        debug_assert!(ppn % self.unit == 0, "unit of logical page {lpn} placed at page {ppn}, not a unit boundary");
+        let u = ppn / self.unit;
+        debug_assert!(u < u32::MAX as Ppn, "physical unit {u} beyond the 32-bit mapping entry");
+        self.l2p[lpn as usize] = u as u32 + 1;
+        self.p2l[u as usize] = lpn + 1;
         old
     }
 
     /// Forgets the owner of an erased physical page.
     #[inline]
     pub fn clear_physical(&mut self, ppn: Ppn) {
-        self.p2l[ppn as usize] = 0;
+        self.p2l[(ppn / self.unit) as usize] = 0;
     }
 
     /// Logical pages that hold data.

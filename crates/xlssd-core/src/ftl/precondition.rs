@@ -96,7 +96,10 @@ pub fn precondition(
     rng: &mut Xoshiro256PlusPlus,
 ) -> Result<()> {
     let geo = blocks.geo.clone();
-    let n = geo.pages_per_block;
+    // Slots of one logical page (mapping unit) per block.
+    let unit = blocks.unit_pages();
+    let n = geo.pages_per_block / unit;
+    let mut pages: Vec<u32> = Vec::with_capacity(geo.pages_per_block as usize);
     let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); geo.planes as usize];
     for lpn in 0..used {
         per_plane[plane_of(lpn) as usize].push(lpn as u32);
@@ -145,10 +148,12 @@ pub fn precondition(
             }
             let chosen = &mut positions[..count as usize];
             chosen.sort_unstable();
+            pages.clear();
+            pages.extend(chosen.iter().flat_map(|&slot| slot * unit..(slot + 1) * unit));
             // Older blocks (larger j) closed earlier.
-            blocks.fill_directly(block, chosen, seq + (blocks_used as u64 - 1 - j as u64));
-            for &p in chosen.iter() {
-                map.set(lpns[next], geo.ppn(block, p));
+            blocks.fill_directly(block, &pages, seq + (blocks_used as u64 - 1 - j as u64));
+            for &slot in chosen.iter() {
+                map.set(lpns[next], geo.ppn(block, slot * unit));
                 next += 1;
             }
         }

@@ -165,19 +165,6 @@ impl GeometryConfig {
         if g.pages_per_block > u16::MAX as u32 {
             return Err(bad("geometry.pages_per_block", g.pages_per_block, "at most 65535"));
         }
-        let pages = g.channels as u64
-            * g.chips_per_channel as u64
-            * g.dies_per_chip as u64
-            * g.planes_per_die as u64
-            * g.blocks_per_plane as u64
-            * g.pages_per_block as u64;
-        if pages >= u32::MAX as u64 {
-            return Err(Error::Config {
-                key: "geometry".into(),
-                // Page addresses are 64-bit throughout; the mapping table's entries are 32-bit.
-                message: format!("{pages} physical pages; the page-level mapping table addresses at most {}", u32::MAX - 1),
-            });
-        }
         if g.planes_per_die > MAX_PLANES_PER_DIE {
             return Err(bad("geometry.planes_per_die", g.planes_per_die, &format!("at most {MAX_PLANES_PER_DIE}")));
         }
