@@ -154,6 +154,15 @@ pub struct FtlReport {
     pub unmapped_zero_reads: u64,
     pub materialized_pages: u64,
     pub blocked_writes: u64,
+    pub rmw: RmwReport,
+}
+
+/// Read-modify-writes of mapping units larger than a page (`mapping.unit_bytes`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RmwReport {
+    /// Flash pages read to merge a host write into the unit it covers only partly.
+    pub reads: u64,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

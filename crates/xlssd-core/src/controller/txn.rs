@@ -11,6 +11,9 @@ pub enum TxnKind {
     HostWrite,
     GcRead,
     GcWrite,
+    /// A read of the pages of a mapping unit a host write does not cover, merged into the
+    /// unit before it is written (`owner` is the write request).
+    RmwRead,
     MapRead,
     MapWrite,
     Erase,
@@ -36,7 +39,7 @@ pub enum QueueClass {
 impl TxnKind {
     pub fn op(self) -> OpClass {
         match self {
-            TxnKind::HostRead | TxnKind::GcRead | TxnKind::MapRead => OpClass::Read,
+            TxnKind::HostRead | TxnKind::GcRead | TxnKind::MapRead | TxnKind::RmwRead => OpClass::Read,
             TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::MapWrite => OpClass::Program,
             TxnKind::Erase => OpClass::Erase,
         }
@@ -44,7 +47,7 @@ impl TxnKind {
 
     pub fn queue(self) -> QueueClass {
         match self {
-            TxnKind::HostRead | TxnKind::MapRead => QueueClass::Read,
+            TxnKind::HostRead | TxnKind::MapRead | TxnKind::RmwRead => QueueClass::Read,
             TxnKind::HostWrite | TxnKind::MapWrite => QueueClass::Write,
             TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase => QueueClass::Gc,
         }
@@ -53,7 +56,7 @@ impl TxnKind {
     pub fn activity(self) -> Activity {
         match self {
             TxnKind::HostRead => Activity::HostRead,
-            TxnKind::HostWrite => Activity::HostWrite,
+            TxnKind::HostWrite | TxnKind::RmwRead => Activity::HostWrite,
             TxnKind::GcRead | TxnKind::GcWrite => Activity::Gc,
             TxnKind::MapRead | TxnKind::MapWrite => Activity::Mapping,
             TxnKind::Erase => Activity::Erase,

@@ -624,6 +624,7 @@ impl Simulator<'_> {
                 self.map_read_done(t.lpn);
             }
             TxnKind::GcRead => self.gc_read_done(t),
+            TxnKind::RmwRead => self.merge_read_done(t.owner),
             TxnKind::Erase => self.erase_done(t.ppn),
         }
     }

@@ -95,9 +95,11 @@ impl Simulator<'_> {
             arrival: now,
             bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
             op: r.op,
+            first_lba: lba,
             first_lpn,
             n_pages,
             flash_pages,
+            rmw_left: 0,
             // A read finishes page by page; a write unit by unit.
             pages_left: if r.op == Op::Read { flash_pages } else { n_pages },
             ready: now,
@@ -123,6 +125,12 @@ impl Simulator<'_> {
             }
         }
         match r.op {
+            Op::Read if self.unit_pages == 1 => {
+                for i in 0..n_pages {
+                    let lpn = self.page_of(id, i);
+                    self.read_page(id, lpn, 0);
+                }
+            }
             Op::Read => {
                 let spp = self.sectors_per_page / self.unit_pages as u64;
                 let (first_page, last_page) = (lba / spp, (lba + r.sectors as u64 - 1) / spp);
@@ -160,8 +168,61 @@ impl Simulator<'_> {
         }
     }
 
-    /// A write request's data is in the controller: buffer it or program it.
+    /// A write request's data is in the controller: merge its partial units, then buffer
+    /// or program it.
     pub(super) fn write_data_in(&mut self, id: u32) {
+        if self.unit_pages > 1 && self.read_for_merge(id) > 0 {
+            return;
+        }
+        self.write_merged(id);
+    }
+
+    /// Reads the pages of the request's partly covered units that it does not write and that
+    /// hold data on flash (read-modify-write); returns how many reads were issued.
+    fn read_for_merge(&mut self, id: u32) -> u32 {
+        let r = self.reqs[id as usize];
+        let n = self.unit_pages as u64;
+        let spp = self.sectors_per_page / n;
+        let first_page = r.first_lba / spp;
+        let last_page = (r.first_lba + r.bytes / crate::host::SECTOR_BYTES - 1) / spp;
+        let mut reads = 0;
+        // Only the first and the last unit can be partly covered.
+        let ends = if r.n_pages == 1 { vec![0] } else { vec![0, r.n_pages - 1] };
+        for i in ends {
+            let lpn = self.page_of(id, i);
+            let unit_first = (r.first_lpn + i as u64) * n;
+            let covered = first_page.max(unit_first) - unit_first..=last_page.min(unit_first + n - 1) - unit_first;
+            if *covered.start() == 0 && *covered.end() == n - 1 {
+                continue;
+            }
+            // The buffer or an unfinished program holds the unit's data: merged in DRAM.
+            let Some(base) = self.map.get(lpn).filter(|_| !self.buffer.contains(lpn)) else { continue };
+            let plane = self.geo.plane_of_block(self.geo.block_of(base));
+            for page in (0..n).filter(|p| !covered.contains(p)) {
+                let ppn = base + page;
+                if !self.blocks.is_programmed(ppn) {
+                    continue;
+                }
+                self.counters.rmw_reads += 1;
+                reads += 1;
+                self.enqueue(Txn { kind: TxnKind::RmwRead, ppn, lpn, owner: id, plane, step: 0 });
+            }
+        }
+        self.reqs[id as usize].rmw_left = reads;
+        reads
+    }
+
+    /// A read for a merge finished: the write goes on when its last one has.
+    pub(super) fn merge_read_done(&mut self, id: u32) {
+        let r = &mut self.reqs[id as usize];
+        r.rmw_left -= 1;
+        if r.rmw_left == 0 {
+            self.write_merged(id);
+        }
+    }
+
+    /// The write's units are whole in the controller: buffer or program them.
+    fn write_merged(&mut self, id: u32) {
         let n_pages = self.reqs[id as usize].n_pages;
         // In flash pages: a request of part of a unit writes fewer pages than its units hold,
         // and the difference is what the unit's program adds.

@@ -69,11 +69,15 @@ struct HostReq {
     arrival: Time,
     bytes: u64,
     op: Op,
+    /// First sector, after wrapping.
+    first_lba: u64,
     first_lpn: u64,
     /// Logical pages (mapping units) the request touches.
     n_pages: u32,
     /// Flash pages it touches: its units' pages, or fewer when it covers part of a unit.
     flash_pages: u32,
+    /// A write: reads of the pages its partial units need that have not finished yet.
+    rmw_left: u32,
     pages_left: u32,
     /// When the data of its pages done so far is ready (a page may be counted done when
     /// its last stage is scheduled, ahead of the stage's end).
@@ -487,6 +491,15 @@ impl<'s> Simulator<'s> {
 
     /// Checks where a payload goes and makes its store.
     fn payload_store(&self, p: &Payload) -> Result<payload::PayloadStore> {
+        if self.unit_pages > 1 {
+            return Err(Error::Config {
+                key: "mapping.unit_bytes".into(),
+                message: format!(
+                    "value {}: payload mode carries bytes page by page; use a unit of one page",
+                    self.cfg.mapping.unit_bytes
+                ),
+            });
+        }
         let spp = self.geo.sectors_per_page();
         let bad = |message: String| Error::Config { key: "payload.lba".into(), message };
         if p.first_lba % spp != 0 {

@@ -165,6 +165,7 @@ impl Simulator<'_> {
                 unmapped_zero_reads: c.unmapped_zero_reads,
                 materialized_pages: c.materialized_pages,
                 blocked_writes: c.blocked_writes,
+                rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
             },
             nand: NandReport {
                 reads: c.flash_reads,

@@ -51,6 +51,8 @@ pub struct Counters {
     pub host_pages_written: u64,
     pub flash_reads: u64,
     pub flash_programs: u64,
+    /// Pages read to merge a partly written mapping unit (read-modify-write).
+    pub rmw_reads: u64,
     pub flash_erases: u64,
     pub host_flash_reads: u64,
     pub host_flash_programs: u64,
