@@ -386,9 +386,15 @@ impl BlockManager {
         self.programmed[b] = self.geo.pages_per_block;
         self.close_seq[b] = close_seq;
         self.next_close_seq = self.next_close_seq.max(close_seq + 1);
+        // Bits set directly and the count once: a large drive fills billions of pages here.
+        let first = self.geo.first_page(block);
         for &p in valid_pages {
-            self.set_valid(self.geo.ppn(block, p), 0);
+            let ppn = first + p as Ppn;
+            debug_assert!(!self.is_valid(ppn));
+            self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
         }
+        self.valid[b] += valid_pages.len() as u32;
+        self.last_change[b] = 0;
     }
 
     /// Recomputes every plane's free pool from block states, in block order.

@@ -79,6 +79,20 @@ impl Mapping {
         old
     }
 
+    /// Points a logical page that has never been mapped at the unit starting at `ppn`
+    /// (preconditioning). Unlike [`Self::set`] it does not read the old entry: on a large
+    /// drive the entries are scattered over gigabytes, and stores alone let the processor
+    /// keep many misses in flight.
+    #[inline]
+    pub fn set_unmapped(&mut self, lpn: u32, ppn: Ppn) {
+        debug_assert!(self.l2p[lpn as usize] == 0, "logical page {lpn} is already mapped");
+        debug_assert!(ppn % self.unit == 0);
+        let u = ppn / self.unit;
+        self.l2p[lpn as usize] = u as u32 + 1;
+        self.p2l[u as usize] = lpn + 1;
+        self.mapped += 1;
+    }
+
     /// Forgets the owner of an erased physical page.
     #[inline]
     pub fn clear_physical(&mut self, ppn: Ppn) {
@@ -90,3 +104,4 @@ impl Mapping {
         self.mapped
     }
 }
+

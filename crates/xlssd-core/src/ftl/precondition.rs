@@ -153,7 +153,7 @@ pub fn precondition(
             // Older blocks (larger j) closed earlier.
             blocks.fill_directly(block, &pages, seq + (blocks_used as u64 - 1 - j as u64));
             for &slot in chosen.iter() {
-                map.set(lpns[next], geo.ppn(block, slot * unit));
+                map.set_unmapped(lpns[next], geo.ppn(block, slot * unit));
                 next += 1;
             }
         }
