@@ -28,7 +28,6 @@ the paper's 128 MB DRAM buffer on, and quality (Fig. 12) also on a worn device r
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from functools import lru_cache
 from pathlib import Path
@@ -221,26 +220,23 @@ WAF_GROUP = "Fig. 11, write amplification, ApproxFTL vs Baseline"
 def _energy_claims() -> list[Claim]:
     """Fig. 9 and Sec. V-D with the paper's DRAM buffer on; the three means of Fig. 9 also
     without it, where program times are what the host waits for (the other results' set-up)."""
-    buffered = dict(normalise="change", abs_tol=5.0, where=BUFFERED)
+    change = dict(metric="energy", scheme="approxftl", normalise="change", abs_tol=5.0)
     figure9 = [("Baseline", None, -24.5), ("Delta_b", "delta_b", -10.3), ("Vth_b", "vth_b", -8.2)]
     out = []
     for name, base, paper in figure9:
-        group = f"Fig. 9, energy, ApproxFTL vs {name}"
+        label = f"energy, ApproxFTL vs {name}"
+        mean = dict(change, baseline=base, workloads=APPS, group=f"Fig. 9, {label}")
         out += [
-            Claim("Fig. 9", f"energy, ApproxFTL vs {name}", paper, metric="energy", scheme="approxftl", baseline=base,
-                  workloads=APPS, group=group, assumption="128 MB DRAM buffer on, as the paper", **buffered),
-            Claim("Fig. 9", f"energy, ApproxFTL vs {name}, no buffer", paper, metric="energy", scheme="approxftl",
-                  baseline=base, workloads=APPS, normalise="change", abs_tol=5.0, where=AGED, group=group,
-                  assumption="no DRAM buffer"),
+            Claim("Fig. 9", label, paper, where=BUFFERED, assumption="128 MB DRAM buffer on, as the paper", **mean),
+            Claim("Fig. 9", f"{label}, no buffer", paper, where=AGED, assumption="no DRAM buffer", **mean),
         ]
         if base == "delta_b":
-            out.append(Claim("Fig. 9", f"energy, ApproxFTL vs {name}, Delta_b at a {DELTA_B_STATED_STEP:g}x step",
-                             paper, metric="energy", scheme="approxftl", baseline=base, workloads=APPS,
-                             normalise="change", abs_tol=5.0, where={**AGED, **STATED_STEP}, group=group,
-                             assumption=f"no DRAM buffer, Delta_b's step {DELTA_B_STATED_STEP:g}x (its stated RBER)"))
+            out.append(Claim("Fig. 9", f"{label}, Delta_b at a {DELTA_B_STATED_STEP:g}x step", paper,
+                             where={**AGED, **STATED_STEP},
+                             assumption=f"no DRAM buffer, Delta_b's step {DELTA_B_STATED_STEP:g}x (its stated RBER)",
+                             **mean))
     out += [
-        Claim("Sec. V-D", f"energy, ApproxFTL vs Baseline, {app}", paper, metric="energy", scheme="approxftl",
-              workload=app, **buffered)
+        Claim("Sec. V-D", f"energy, ApproxFTL vs Baseline, {app}", paper, workload=app, where=BUFFERED, **change)
         for app, paper in (("lu", -26.8), ("smm", -9.9))
     ]
     return out

@@ -85,12 +85,8 @@ impl Simulator<'_> {
         let n_pages = (last_lpn - first_lpn + 1) as u32;
         // A read of a unit of several pages reads only the pages it touches, each one a page
         // of the request to finish; a write programs whole units.
-        let flash_pages = if self.unit_pages > 1 {
-            let spp = self.sectors_per_page / self.unit_pages as u64;
-            ((lba + r.sectors as u64 - 1) / spp - lba / spp + 1) as u32
-        } else {
-            n_pages
-        };
+        let spp = self.geo.sectors_per_page();
+        let flash_pages = ((lba + r.sectors as u64 - 1) / spp - lba / spp + 1) as u32;
         let hr = HostReq {
             arrival: now,
             bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
@@ -125,22 +121,10 @@ impl Simulator<'_> {
             }
         }
         match r.op {
-            Op::Read if self.unit_pages == 1 => {
-                for i in 0..n_pages {
-                    let lpn = self.page_of(id, i);
-                    self.read_page(id, lpn, 0);
-                }
-            }
             Op::Read => {
-                let spp = self.sectors_per_page / self.unit_pages as u64;
-                let (first_page, last_page) = (lba / spp, (lba + r.sectors as u64 - 1) / spp);
                 for i in 0..n_pages {
                     let lpn = self.page_of(id, i);
-                    // The pages of this unit the request touches.
-                    let unit_first = (first_lpn + i as u64) * self.unit_pages as u64;
-                    let from = first_page.max(unit_first) - unit_first;
-                    let to = last_page.min(unit_first + self.unit_pages as u64 - 1) - unit_first;
-                    for page in from..=to {
+                    for page in self.pages_touched(lba, r.sectors as u64, first_lpn + i as u64) {
                         self.read_page(id, lpn, page as u32);
                     }
                 }
@@ -182,16 +166,13 @@ impl Simulator<'_> {
     fn read_for_merge(&mut self, id: u32) -> u32 {
         let r = self.reqs[id as usize];
         let n = self.unit_pages as u64;
-        let spp = self.sectors_per_page / n;
-        let first_page = r.first_lba / spp;
-        let last_page = (r.first_lba + r.bytes / crate::host::SECTOR_BYTES - 1) / spp;
+        let sectors = r.bytes / crate::host::SECTOR_BYTES;
         let mut reads = 0;
         // Only the first and the last unit can be partly covered.
-        let ends = if r.n_pages == 1 { vec![0] } else { vec![0, r.n_pages - 1] };
-        for i in ends {
+        let ends = [0, r.n_pages - 1];
+        for &i in &ends[..ends.len().min(r.n_pages as usize)] {
             let lpn = self.page_of(id, i);
-            let unit_first = (r.first_lpn + i as u64) * n;
-            let covered = first_page.max(unit_first) - unit_first..=last_page.min(unit_first + n - 1) - unit_first;
+            let covered = self.pages_touched(r.first_lba, sectors, r.first_lpn + i as u64);
             if *covered.start() == 0 && *covered.end() == n - 1 {
                 continue;
             }
@@ -210,6 +191,16 @@ impl Simulator<'_> {
         }
         self.reqs[id as usize].rmw_left = reads;
         reads
+    }
+
+    /// The pages of logical page `unit` (numbered before wrapping, as `first_lpn + i`) that
+    /// sectors `lba..lba + sectors` touch, numbered within it.
+    fn pages_touched(&self, lba: u64, sectors: u64, unit: u64) -> std::ops::RangeInclusive<u64> {
+        let spp = self.geo.sectors_per_page();
+        let n = self.unit_pages as u64;
+        let (first, last) = (lba / spp, (lba + sectors - 1) / spp);
+        let start = unit * n;
+        first.max(start) - start..=last.min(start + n - 1) - start
     }
 
     /// A read for a merge finished: the write goes on when its last one has.

@@ -197,6 +197,24 @@ impl Simulator<'_> {
         }
     }
 
+    /// Whether a page was programmed in an approximate mode.
+    fn is_approximate(&self, ppn: Ppn) -> bool {
+        self.rel.as_ref().is_some_and(|r| r.state.mode(ppn).is_approximate())
+    }
+
+    /// Bit errors a BCH decode of a page at `rber` meets on read-retry step `step`, each
+    /// step lowering the RBER by `ecc.retry_rber_factor`: drawn over the codeword's data bits.
+    fn bch_errors(&mut self, rber: f64, step: u32) -> u64 {
+        let bits = self.cfg.ecc.bch.data_bits();
+        let effective = rber * self.cfg.ecc.retry_rber_factor.powi(step as i32);
+        let rel = self.rel.as_mut().expect("reliability is on");
+        if effective > 0.0 {
+            Binomial::new(bits, effective.min(1.0)).map(|b| b.sample(&mut rel.rng)).unwrap_or(bits)
+        } else {
+            0
+        }
+    }
+
     /// BCH correction capability of a page: fixed, or sized at program time for the
     /// block's wear and the page's algorithm to meet the target UBER (seed 001 Table IV).
     /// The block cannot have been erased since, so its wear now is its wear then.
@@ -224,8 +242,7 @@ impl Simulator<'_> {
         let t = *self.txns.get(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
-        let raw = self.cfg.ecc.skip_approximate
-            && self.rel.as_ref().is_some_and(|r| r.state.mode(t.ppn).is_approximate());
+        let raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
         let (decode_ns, outcome) = match self.cfg.ecc.scheme {
             _ if raw => (0, Decoded::Raw),
             EccScheme::None => (0, Decoded::Raw),
@@ -249,14 +266,7 @@ impl Simulator<'_> {
             }
             EccScheme::Bch => {
                 let code_t = self.bch_t(t.ppn);
-                let bits = self.cfg.ecc.bch.data_bits();
-                let effective = rber * self.cfg.ecc.retry_rber_factor.powi(step as i32);
-                let rel = self.rel.as_mut().expect("reliability is on");
-                let errors = if effective > 0.0 {
-                    Binomial::new(bits, effective.min(1.0)).map(|b| b.sample(&mut rel.rng)).unwrap_or(bits)
-                } else {
-                    0
-                };
+                let errors = self.bch_errors(rber, step);
                 let outcome = if errors <= code_t as u64 {
                     Decoded::Success
                 } else if step < self.cfg.ecc.retry_steps {
@@ -397,19 +407,12 @@ impl Simulator<'_> {
     /// configured decoder would fail at its last step).
     fn settled_read(&mut self, ppn: Ppn, clock_h: f64) -> FinalPage {
         let rber = self.page_rber_at(ppn, clock_h);
-        let approximate = self.rel.as_ref().is_some_and(|r| r.state.mode(ppn).is_approximate());
+        let approximate = self.is_approximate(ppn);
         let raw = match self.cfg.ecc.scheme {
             _ if approximate && self.cfg.ecc.skip_approximate => true,
             EccScheme::None => true,
             EccScheme::Ldpc => self.cfg.ecc.ldpc.stage_for(rber) == Stage::Uncorrectable,
-            EccScheme::Bch => {
-                let code_t = self.bch_t(ppn);
-                let bits = self.cfg.ecc.bch.data_bits();
-                let last = rber * self.cfg.ecc.retry_rber_factor.powi(self.cfg.ecc.retry_steps as i32);
-                let rel = self.rel.as_mut().expect("reliability is on");
-                let errors = Binomial::new(bits, last.clamp(0.0, 1.0)).map(|b| b.sample(&mut rel.rng)).unwrap_or(bits);
-                errors > code_t as u64
-            }
+            EccScheme::Bch => self.bch_errors(rber, self.cfg.ecc.retry_steps as u32) > self.bch_t(ppn) as u64,
         };
         FinalPage { rber: Some(rber), approximate, raw }
     }

@@ -433,17 +433,7 @@ mod tests {
     #[test]
     fn valid_pages_are_found_word_by_word_in_blocks_not_aligned_to_words() {
         // Blocks of 24 pages: block 3 spans pages 72-95, across a 64-bit word boundary.
-        let geo = Geometry::new(&crate::nand::config::GeometryConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 24,
-            page_size: 4096,
-            layers: 1,
-            cell: crate::nand::config::CellType::Slc,
-        });
+        let geo = Geometry::new(&GeometryConfig::one_plane(8, 24, 1));
         let mut m = BlockManager::new(&geo, 1);
         let valid = [72, 73, 100, 127, 128, 143];
         for p in valid {
@@ -458,17 +448,7 @@ mod tests {
 
     #[test]
     fn a_unit_of_several_pages_is_handed_out_whole_and_aligned() {
-        let geo = Geometry::new(&crate::nand::config::GeometryConfig {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 4,
-            pages_per_block: 8,
-            page_size: 4096,
-            layers: 1,
-            cell: crate::nand::config::CellType::Slc,
-        });
+        let geo = Geometry::new(&GeometryConfig::one_plane(4, 8, 1));
         let mut m = BlockManager::new(&geo, 1);
         m.set_unit_pages(4);
         let a = m.allocate(0, 0, false, &mut First).unwrap();

@@ -71,11 +71,7 @@ impl Mapping {
         if old.is_none() {
             self.mapped += 1;
         }
-        debug_assert!(ppn % self.unit == 0, "unit of logical page {lpn} placed at page {ppn}, not a unit boundary");
-        let u = ppn / self.unit;
-        debug_assert!(u < u32::MAX as Ppn, "physical unit {u} beyond the 32-bit mapping entry");
-        self.l2p[lpn as usize] = u as u32 + 1;
-        self.p2l[u as usize] = lpn + 1;
+        self.point(lpn, ppn);
         old
     }
 
@@ -86,11 +82,18 @@ impl Mapping {
     #[inline]
     pub fn set_unmapped(&mut self, lpn: u32, ppn: Ppn) {
         debug_assert!(self.l2p[lpn as usize] == 0, "logical page {lpn} is already mapped");
-        debug_assert!(ppn % self.unit == 0);
+        self.mapped += 1;
+        self.point(lpn, ppn);
+    }
+
+    /// Writes both entries of `lpn` at the unit starting at `ppn`.
+    #[inline]
+    fn point(&mut self, lpn: u32, ppn: Ppn) {
+        debug_assert!(ppn % self.unit == 0, "unit of logical page {lpn} placed at page {ppn}, not a unit boundary");
         let u = ppn / self.unit;
+        debug_assert!(u < u32::MAX as Ppn, "physical unit {u} beyond the 32-bit mapping entry");
         self.l2p[lpn as usize] = u as u32 + 1;
         self.p2l[u as usize] = lpn + 1;
-        self.mapped += 1;
     }
 
     /// Forgets the owner of an erased physical page.
