@@ -186,7 +186,9 @@ impl Simulator<'_> {
         }
         match self.map.get(tlpn) {
             Some(tppn) if self.blocks.is_programmed(tppn) => {
-                self.pending_map_reads.insert(tvpn, vec![(lpn, work, write)]);
+                let mut waiters = self.spare_waiters.pop().unwrap_or_default();
+                waiters.push((lpn, work, write));
+                self.pending_map_reads.insert(tvpn, waiters);
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
                 self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0 });
             }
@@ -197,9 +199,13 @@ impl Simulator<'_> {
 
     /// A translation page arrived: cache the entries its waiters need and let them go on.
     fn map_read_done(&mut self, tvpn: u32) {
-        for (lpn, work, write) in self.pending_map_reads.remove(&tvpn).unwrap_or_default() {
+        let mut waiters = self.pending_map_reads.remove(&tvpn).unwrap_or_default();
+        for &(lpn, work, write) in &waiters {
             self.mapping_loaded(lpn, work, write);
         }
+        // The lists are reused: a miss is frequent enough for its allocation to show.
+        waiters.clear();
+        self.spare_waiters.push(waiters);
     }
 
     fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {

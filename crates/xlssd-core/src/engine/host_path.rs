@@ -45,7 +45,7 @@ impl Simulator<'_> {
         self.last_arrival = at;
         self.map.prefetch(req.lba / self.sectors_per_page);
         self.arrivals.push_back(req);
-        self.q.schedule(at, Ev::Arrival);
+        self.q.schedule_ordered(at, Ev::Arrival);
         Ok(true)
     }
 

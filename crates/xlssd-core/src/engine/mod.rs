@@ -203,6 +203,8 @@ pub struct Simulator<'s> {
     /// Work parked until its translation page has been read: (logical page, work, whether
     /// it writes the entry), by translation page.
     pending_map_reads: HashMap<u32, Vec<(u32, Parked, bool)>>,
+    /// Emptied waiter lists of translation reads, kept for the next miss.
+    spare_waiters: Vec<Vec<(u32, Parked, bool)>>,
     /// Translation pages with a write on its way.
     pending_map_writes: HashSet<u32>,
     scratch: Vec<u32>,
@@ -303,11 +305,7 @@ impl<'s> Simulator<'s> {
         }
         let wl: Box<dyn WearLeveler> = match scheme.wear_leveler() {
             Some(wl) => wl,
-            None => Box::new(EraseCountLeveler {
-                dynamic: cfg.wl.dynamic,
-                static_enabled: cfg.wl.static_enabled,
-                static_threshold: cfg.wl.static_threshold,
-            }),
+            None => Box::new(EraseCountLeveler::new(cfg.wl.dynamic, cfg.wl.static_enabled, cfg.wl.static_threshold)),
         };
         let victim = selector(
             cfg.gc.policy,
@@ -354,6 +352,7 @@ impl<'s> Simulator<'s> {
             cmt,
             tpage_entries: entries_per_tpage as u32,
             pending_map_reads: HashMap::default(),
+            spare_waiters: Vec::new(),
             pending_map_writes: HashSet::default(),
             scratch: Vec::new(),
             scratch_pages: Vec::new(),

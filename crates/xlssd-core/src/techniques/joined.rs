@@ -216,7 +216,7 @@ mod tests {
         let mut j = Joined::new(vec![(placing, &[Hook::Placement]), (erasing, &[Hook::Erase])]);
         let geo = crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 2));
         let mut blocks = BlockManager::new(&geo, 2);
-        let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
+        let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);
         let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
         assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });
         assert_eq!(j.erase_wear(0), 0.5);

@@ -542,7 +542,7 @@ mod tests {
         let write = |lpn: u64, bytes: u64| HostWrite { first_lpn: lpn, n_pages: 1, lba: lpn * 8, bytes, approximate: false, logical_pages: 256 };
         t.host_write(&write(0, 4096));
         t.host_write(&write(1, 1 << 20));
-        let mut picker = crate::ftl::wear::EraseCountLeveler { dynamic: false, static_enabled: false, static_threshold: 0 };
+        let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);
         let mut place = |lpn: u32| {
             let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
             t.target(&mut ctx, lpn, WriteKind::Relocation, 0).stream
