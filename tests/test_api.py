@@ -46,6 +46,44 @@ def test_progress_callback_can_stop_the_run():
     assert calls
 
 
+class _SetupRecorder:
+    def __init__(self, stop_setup=False):
+        self.setup_calls = []
+        self.run_calls = 0
+        self.stop_setup = stop_setup
+
+    def setup(self, stage, done, total):
+        self.setup_calls.append((stage, done, total))
+        return not self.stop_setup
+
+    def __call__(self, done, sim_ns):
+        self.run_calls += 1
+        return True
+
+
+def test_progress_object_hears_preconditioning_then_the_run():
+    cfg = {"base": "tiny", "precondition": {"occupancy": 0.6, "steady_state": True}}
+    p = _SetupRecorder()
+    r = xlssd.simulate(cfg, "n=200000,rw=randread", progress=p)
+    stages = {s for s, _, _ in p.setup_calls}
+    assert stages == {"preconditioning"}
+    done = [d for _, d, _ in p.setup_calls]
+    totals = {t for _, _, t in p.setup_calls}
+    # Every logical page preconditioned is counted once, in steps that only go up.
+    (total,) = totals
+    assert done == sorted(done) and done[-1] == total
+    assert total == round(0.6 * r["ftl.logical_pages"])
+    assert p.run_calls > 0
+
+
+def test_progress_setup_returning_false_stops_before_the_run():
+    cfg = {"base": "tiny", "precondition": {"occupancy": 0.6}}
+    p = _SetupRecorder(stop_setup=True)
+    with pytest.raises(KeyboardInterrupt):
+        xlssd.simulate(cfg, "n=1000", progress=p)
+    assert len(p.setup_calls) == 1 and p.run_calls == 0
+
+
 @pytest.mark.parametrize("preset", xlssd.preset_names())
 def test_every_preset_is_valid_and_runs(preset):
     r = xlssd.simulate(preset, "rw=randrw,n=200,iodepth=4", check=True)

@@ -43,28 +43,64 @@ class _Rate(ProgressColumn):
         return Text(f"{speed:,.1f} {self.unit}/s" if speed < 100 else f"{speed:,.0f} {self.unit}/s")
 
 
+class _RunProgress:
+    """The callback `_core.run` calls: `progress(requests_done, simulated_ns)` during the run
+    and `progress.setup(stage, done, total)` while the device is set up (preconditioning)."""
+
+    def __init__(self, bar: Progress, total: int | None):
+        self._bar = bar
+        self._total = total
+        self._run = None
+        self._stages: dict[str, object] = {}
+
+    def setup(self, stage: str, done: int, total: int) -> bool:
+        task = self._stages.get(stage)
+        if task is None:
+            task = self._stages[stage] = self._bar.add_task(stage, total=total, sim="", unit="pages")
+        self._bar.update(task, completed=done, total=total)
+        return True
+
+    def __call__(self, done: int, sim_ns: int) -> bool:
+        if self._run is None:
+            for task in self._stages.values():
+                self._bar.update(task, visible=False)
+            self._run = self._bar.add_task("simulating", total=self._total, sim="", unit="requests")
+        self._bar.update(self._run, completed=done, sim=f"{sim_ns / 1e9:.3f} s simulated")
+        return True
+
+
+class _Unit(ProgressColumn):
+    """What a task counts (requests, pages), after its counts."""
+
+    def render(self, task) -> Text:
+        sim = task.fields.get("sim", "")
+        return Text(f"{task.fields.get('unit', '')}  {sim}".rstrip())
+
+
+class _TaskRate(ProgressColumn):
+    """Completed units per second, in the task's own unit."""
+
+    def render(self, task) -> Text:
+        return _Rate(task.fields.get("unit", "")).render(task)
+
+
 def simulation_bar(total: int | None, quiet: bool) -> tuple[Progress | None, Callable[[int, int], bool] | None]:
-    """A bar for one run and the `progress(requests_done, simulated_ns)` callback feeding it;
+    """A bar for one run (and its set-up) and the callback feeding it: called as
+    `progress(requests_done, simulated_ns)`, with a `setup(stage, done, total)` method;
     (None, None) when no bar is wanted."""
     if not wanted(quiet):
         return None, None
     bar = Progress(
-        TextColumn("simulating"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("requests  {task.fields[sim]}"),
-        _Rate("requests"),
+        _Unit(),
+        _TaskRate(),
         TimeRemainingColumn(),
         transient=True,
         console=_console(),
     )
-    task = bar.add_task("run", total=total, sim="")
-
-    def update(done: int, sim_ns: int) -> bool:
-        bar.update(task, completed=done, sim=f"{sim_ns / 1e9:.3f} s simulated")
-        return True
-
-    return bar, update
+    return bar, _RunProgress(bar, total)
 
 
 class PointsBar:

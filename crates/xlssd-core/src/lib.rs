@@ -63,6 +63,8 @@ pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Resu
     if opts.workload_description.is_null() {
         opts.workload_description = serde_json::to_value(&description).expect("workload serialises");
     }
-    let sim = Simulator::new(cfg, source)?;
+    let mut progress = opts.progress.take();
+    let sim = Simulator::with_progress(cfg, source, progress.as_deref_mut().map(|p| p as &mut dyn Progress))?;
+    opts.progress = progress;
     sim.run(opts)
 }

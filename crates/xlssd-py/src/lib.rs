@@ -205,6 +205,23 @@ impl Progress for PyProgress {
             }
         })
     }
+
+    /// Calls the callback's `setup(stage, done, total)` method, when it has one.
+    fn setting_up(&mut self, stage: &str, done: u64, total: u64) -> bool {
+        Python::attach(|py| {
+            if py.check_signals().is_err() {
+                return false;
+            }
+            let callback = self.callback.bind(py);
+            if !callback.hasattr("setup").unwrap_or(false) {
+                return true;
+            }
+            match callback.call_method1("setup", (stage, done, total)) {
+                Ok(v) => !v.is(&pyo3::types::PyBool::new(py, false)),
+                Err(_) => false,
+            }
+        })
+    }
 }
 
 /// Runs a simulation. `workload_json` is a tagged workload (`{"kind": "synthetic", ...}`

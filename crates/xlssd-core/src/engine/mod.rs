@@ -133,6 +133,12 @@ enum Parked {
 /// Called every so often during a run; returning `false` stops the run.
 pub trait Progress {
     fn update(&mut self, requests_done: u64, simulated_ns: Time) -> bool;
+
+    /// The device is being set up before the first request: `done` of `total` steps of
+    /// `stage` (such as "preconditioning") are finished. Returning false stops the set-up.
+    fn setting_up(&mut self, _stage: &str, _done: u64, _total: u64) -> bool {
+        true
+    }
 }
 
 /// Options of one run that are not part of the device configuration.
@@ -261,6 +267,15 @@ pub(crate) use crate::sim::seed::{stream_seed, SEED_AGING, SEED_GC, SEED_PAYLOAD
 
 impl<'s> Simulator<'s> {
     pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
+        Self::with_progress(cfg, source, None)
+    }
+
+    /// As [`Self::new`], telling `progress` how the set-up (preconditioning) goes.
+    pub fn with_progress(
+        cfg: &Config,
+        source: Box<dyn RequestSource + 's>,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<Simulator<'s>> {
         cfg.validate()?;
         let mut cfg = cfg.clone();
         cfg.scheme = cfg.scheme.resolved()?;
@@ -402,7 +417,7 @@ impl<'s> Simulator<'s> {
             gc_threshold_blocks: &mut sim.gc_threshold_blocks,
             gc_hard_blocks: &mut sim.gc_hard_blocks,
         });
-        sim.set_up_device()?;
+        sim.set_up_device(progress)?;
         sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)
     }

@@ -6,13 +6,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use rand::Rng;
 
-use super::{stream_seed, Simulator, SEED_AGING, SEED_PRECONDITION};
+use super::{stream_seed, Progress, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
 use crate::techniques::Observer;
 
 impl Simulator<'_> {
-    fn precondition(&mut self) -> Result<()> {
+    fn precondition(&mut self, progress: &mut Option<&mut dyn Progress>) -> Result<()> {
         let pc = &self.cfg.precondition;
         let used = (pc.occupancy * self.logical_pages as f64).round() as u64;
         if used == 0 {
@@ -36,13 +36,14 @@ impl Simulator<'_> {
             data_blocks,
             |lpn| geo.cwdp_plane(lpn),
             &mut rng,
+            &mut |done, total| progress.as_mut().is_none_or(|p| p.setting_up("preconditioning", done, total)),
         )
     }
 
     /// Brings the device to its state before the run.
-    pub(super) fn set_up_device(&mut self) -> Result<()> {
+    pub(super) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
         self.age_blocks();
-        self.precondition()?;
+        self.precondition(&mut progress)?;
         self.record_preconditioned_pages();
         self.scheme.preconditioned(&self.blocks);
         if self.cmt.is_some() {

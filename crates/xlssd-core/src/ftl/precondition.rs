@@ -15,6 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::BlockManager;
 use crate::ftl::mapping::Mapping;
+use crate::nand::Ppn;
 
 /// Solves u = exp(-(1 - u) / rho) for the non-trivial root u in [0, 1).
 pub fn fifo_victim_utilisation(rho: f64) -> f64 {
@@ -84,8 +85,21 @@ fn apportion(weights: &[f64], total: u64, cap: u32) -> Vec<u32> {
     counts
 }
 
+/// Logical pages of one residue (modulo the plane count) handled together: the entries of a
+/// cache line of the mapping table are written in one pass.
+const GROUP: u64 = 16;
+
 /// Fills the device: logical pages `0..used` get data, each in the plane `plane_of` names.
-/// `data_blocks` blocks per plane may hold data; the rest stay free.
+/// `data_blocks` blocks per plane may hold data; the rest stay free. `progress(done, total)`
+/// hears how many logical pages are placed; returning false stops with
+/// [`Error::Interrupted`].
+///
+/// A logical page's plane must depend only on its residue modulo the number of planes, as
+/// under static (CWDP) allocation: logical page `k * planes + r` is the `k`-th of residue
+/// `r`'s plane. Planes are filled a few residues at a time, so that the mapping table is
+/// written a cache line at a time and the reverse map within a few planes; a random
+/// placement over the whole table would cost a cache miss per logical page, which at 61 TB
+/// is most of the work.
 pub fn precondition(
     blocks: &mut BlockManager,
     map: &mut Mapping,
@@ -94,73 +108,152 @@ pub fn precondition(
     data_blocks: u32,
     plane_of: impl Fn(u64) -> u32,
     rng: &mut Xoshiro256PlusPlus,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<()> {
     let geo = blocks.geo.clone();
+    let planes = geo.planes as u64;
     // Slots of one logical page (mapping unit) per block.
     let unit = blocks.unit_pages();
     let n = geo.pages_per_block / unit;
+    let mut chooser = SlotChooser::new(n);
     let mut pages: Vec<u32> = Vec::with_capacity(geo.pages_per_block as usize);
-    let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); geo.planes as usize];
-    for lpn in 0..used {
-        per_plane[plane_of(lpn) as usize].push(lpn as u32);
-    }
+    // The steady-state profile depends only on how many pages a plane holds.
+    let mut profiles: Vec<(u64, Vec<u32>)> = Vec::new();
+    // Per residue of the group: its plane and the plane's slots (pages from the plane's
+    // first page) in the random order its logical pages take them.
+    let mut slots: Vec<Vec<u32>> = vec![Vec::new(); GROUP as usize];
     let mut seq = 1u64;
-    let mut positions: Vec<u32> = (0..n).collect();
-    for (plane, lpns) in per_plane.iter_mut().enumerate() {
-        let u_p = lpns.len() as u64;
-        if u_p == 0 {
-            continue;
-        }
-        let capacity = data_blocks as u64 * n as u64;
-        if u_p > capacity {
-            return Err(Error::Config {
-                key: "precondition.occupancy".into(),
-                message: format!(
-                    "plane {plane} would hold {u_p} pages of data but has room for {capacity} outside the GC reserve"
-                ),
-            });
-        }
-        let counts: Vec<u32> = if steady_state {
-            let m = data_blocks as f64;
-            let rho = u_p as f64 / capacity as f64;
-            let u = fifo_victim_utilisation(rho);
-            let decay = if rho > 0.0 { (1.0 - u) / rho } else { 0.0 };
-            let weights: Vec<f64> = (0..data_blocks).map(|j| (-(j as f64 + 0.5) / m * decay).exp()).collect();
-            apportion(&weights, u_p, n)
-        } else {
-            let full = (u_p / n as u64) as u32;
-            let mut c = vec![n; full as usize];
-            if u_p % n as u64 > 0 {
-                c.push((u_p % n as u64) as u32);
+    let mut done = 0u64;
+    for first in (0..planes.min(used)).step_by(GROUP as usize) {
+        let group = first..(first + GROUP).min(planes).min(used);
+        for r in group.clone() {
+            let plane = plane_of(r);
+            debug_assert!(r + planes >= used || plane_of(r + planes) == plane, "plane of a page depends on more than its residue");
+            let u_p = (used - r).div_ceil(planes);
+            let capacity = data_blocks as u64 * n as u64;
+            if u_p > capacity {
+                return Err(Error::Config {
+                    key: "precondition.occupancy".into(),
+                    message: format!(
+                        "plane {plane} would hold {u_p} pages of data but has room for {capacity} outside the GC reserve"
+                    ),
+                });
             }
-            c
-        };
-        lpns.shuffle(rng);
-        let mut next = 0usize;
-        let first_block = geo.first_block_of_plane(plane as u32);
-        let blocks_used = counts.len() as u32;
-        for (j, &count) in counts.iter().enumerate() {
-            let block = first_block + j as u32;
-            // Partial Fisher-Yates: the first `count` entries become a random subset.
-            for k in 0..count as usize {
-                let swap = rng.gen_range(k..n as usize);
-                positions.swap(k, swap);
+            let counts = match profiles.iter().find(|(u, _)| *u == u_p) {
+                Some((_, c)) => c,
+                None => {
+                    profiles.push((u_p, block_counts(u_p, steady_state, data_blocks, n)));
+                    &profiles.last().expect("just pushed").1
+                }
+            };
+            let list = &mut slots[(r - first) as usize];
+            list.clear();
+            let first_block = geo.first_block_of_plane(plane);
+            let blocks_used = counts.len() as u32;
+            for (j, &count) in counts.iter().enumerate() {
+                let block = first_block + j as u32;
+                pages.clear();
+                for slot in chooser.choose(count, rng) {
+                    pages.extend(slot * unit..(slot + 1) * unit);
+                    list.push(j as u32 * geo.pages_per_block + slot * unit);
+                }
+                // Older blocks (larger j) closed earlier.
+                blocks.fill_directly(block, &pages, seq + (blocks_used as u64 - 1 - j as u64));
             }
-            let chosen = &mut positions[..count as usize];
-            chosen.sort_unstable();
-            pages.clear();
-            pages.extend(chosen.iter().flat_map(|&slot| slot * unit..(slot + 1) * unit));
-            // Older blocks (larger j) closed earlier.
-            blocks.fill_directly(block, &pages, seq + (blocks_used as u64 - 1 - j as u64));
-            for &slot in chosen.iter() {
-                map.set_unmapped(lpns[next], geo.ppn(block, slot * unit));
-                next += 1;
+            seq += blocks_used as u64;
+            list.shuffle(rng);
+        }
+        let deepest = slots[..group.end as usize - first as usize].iter().map(Vec::len).max().unwrap_or(0);
+        for k in 0..deepest {
+            for r in group.clone() {
+                let list = &slots[(r - first) as usize];
+                if let Some(&offset) = list.get(k) {
+                    let lpn = k as u64 * planes + r;
+                    let plane_first = geo.first_page(geo.first_block_of_plane(plane_of(r)));
+                    map.set_unmapped(lpn as u32, plane_first + offset as Ppn);
+                }
             }
         }
-        seq += blocks_used as u64;
+        done += slots[..group.end as usize - first as usize].iter().map(|l| l.len() as u64).sum::<u64>();
+        if !progress(done, used) {
+            return Err(Error::Interrupted);
+        }
     }
     blocks.rebuild_free_pools();
     Ok(())
+}
+
+/// Valid pages (mapping units) of each data block of a plane holding `u_p` of them: in
+/// steady state, the profile of FIFO cleaning, youngest block first; otherwise full blocks.
+fn block_counts(u_p: u64, steady_state: bool, data_blocks: u32, n: u32) -> Vec<u32> {
+    if steady_state {
+        let capacity = data_blocks as u64 * n as u64;
+        let m = data_blocks as f64;
+        let rho = u_p as f64 / capacity as f64;
+        let u = fifo_victim_utilisation(rho);
+        let decay = if rho > 0.0 { (1.0 - u) / rho } else { 0.0 };
+        let weights: Vec<f64> = (0..data_blocks).map(|j| (-(j as f64 + 0.5) / m * decay).exp()).collect();
+        apportion(&weights, u_p, n)
+    } else {
+        let full = (u_p / n as u64) as u32;
+        let mut c = vec![n; full as usize];
+        if u_p % n as u64 > 0 {
+            c.push((u_p % n as u64) as u32);
+        }
+        c
+    }
+}
+
+/// Draws a uniformly random subset of a block's `n` slots, returned in slot order.
+struct SlotChooser {
+    n: u32,
+    /// A permutation of the slots, the first entries of which a partial shuffle draws.
+    positions: Vec<u32>,
+    chosen: Vec<u64>,
+}
+
+impl SlotChooser {
+    fn new(n: u32) -> Self {
+        SlotChooser { n, positions: (0..n).collect(), chosen: vec![0; (n as usize).div_ceil(64)] }
+    }
+
+    /// `count` distinct slots in increasing order. Draws the smaller of the subset and its
+    /// complement, so a nearly full block costs few draws.
+    fn choose(&mut self, count: u32, rng: &mut Xoshiro256PlusPlus) -> impl Iterator<Item = u32> + '_ {
+        let n = self.n;
+        let count = count.min(n);
+        let complement = count > n / 2;
+        let draws = if complement { n - count } else { count };
+        for k in 0..draws as usize {
+            let swap = rng.gen_range(k..n as usize);
+            self.positions.swap(k, swap);
+        }
+        let fill = if complement { u64::MAX } else { 0 };
+        self.chosen.iter_mut().for_each(|w| *w = fill);
+        for &p in &self.positions[..draws as usize] {
+            self.chosen[(p / 64) as usize] ^= 1 << (p % 64);
+        }
+        if n % 64 != 0 {
+            let last = self.chosen.len() - 1;
+            self.chosen[last] &= (1u64 << (n % 64)) - 1;
+        }
+        self.chosen.iter().enumerate().flat_map(|(w, &bits)| SetBits(bits).map(move |b| w as u32 * 64 + b))
+    }
+}
+
+/// The positions of the set bits of a word, lowest first.
+struct SetBits(u64);
+
+impl Iterator for SetBits {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
 }
 
 #[cfg(test)]
@@ -186,5 +279,26 @@ mod tests {
         assert!(c.iter().all(|&x| x <= 4));
         let c = apportion(&[5.0, 1.0], 7, 4);
         assert_eq!(c, vec![4, 3]);
+    }
+
+    #[test]
+    fn slot_chooser_draws_distinct_sorted_slots_of_the_asked_number() {
+        use rand::SeedableRng;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for n in [1u32, 5, 64, 100, 768] {
+            let mut chooser = SlotChooser::new(n);
+            let mut seen = vec![0u32; n as usize];
+            for count in 0..=n {
+                let got: Vec<u32> = chooser.choose(count, &mut rng).collect();
+                assert_eq!(got.len(), count as usize, "n {n} count {count}");
+                assert!(got.windows(2).all(|w| w[0] < w[1]) && got.iter().all(|&s| s < n));
+                got.iter().for_each(|&s| seen[s as usize] += 1);
+            }
+            // Over every count, each slot is drawn about half the time (sum of count/n).
+            if n >= 64 {
+                let expected = (n + 1) as f64 / 2.0;
+                assert!(seen.iter().all(|&c| (c as f64 - expected).abs() < 6.0 * expected.sqrt()), "n {n}: {seen:?}");
+            }
+        }
     }
 }
