@@ -84,7 +84,7 @@ impl LdpcConfig {
         let us = self.hard_us
             + self.soft_us * self.soft_levels_tried(stage) as f64
             + if stage == Stage::Raid { self.raid_us } else { 0.0 };
-        (us * 1e3).round() as u64
+        crate::sim::round_u64(us * 1e3)
     }
 }
 

@@ -439,7 +439,7 @@ impl Simulator<'_> {
                         (first..first + self.unit_pages).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
                     };
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
-                    let t = (base as f64 * factor).round() as Time;
+                    let t = crate::sim::round_u64(base as f64 * factor);
                     let mode = self.page_program_mode(ppn);
                     if mode != crate::physics::ProgramMode::Precise {
                         pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(mode) - 1.0);

@@ -39,7 +39,7 @@ impl Simulator<'_> {
                 let rel = req.arrival_ns.saturating_sub(first) as f64 * self.cfg.host.time_scale;
                 // Traces are replayed in file order; an arrival earlier than its predecessor
                 // arrives with it.
-                (rel.round() as u64).max(self.last_arrival).max(self.now())
+                crate::sim::round_u64(rel).max(self.last_arrival).max(self.now())
             }
         };
         self.last_arrival = at;

@@ -48,8 +48,11 @@ pub(super) struct ReliabilityStats {
     pub bch_ok: u64,
     /// Reads returned without decoding.
     pub raw: u64,
-    /// Extra read steps per completed read, in thousandths.
+    /// Extra read steps per completed read that needed any, in thousandths.
     pub retries: LatencyStats,
+    /// Completed reads that needed no extra step: counted apart, as most reads are, and
+    /// added to `retries` for the report.
+    pub reads_without_retry: u64,
     /// Time of host page reads spent sensing, transferring, decoding and retrying, in ns.
     pub sense_ns: u64,
     pub transfer_ns: u64,
@@ -262,7 +265,7 @@ impl Simulator<'_> {
                 } else {
                     Decoded::Retry
                 };
-                ((decode_us * 1e3).round() as Time, outcome)
+                (crate::sim::round_u64(decode_us * 1e3), outcome)
             }
             EccScheme::Bch => {
                 let code_t = self.bch_t(t.ppn);
@@ -293,7 +296,7 @@ impl Simulator<'_> {
         let ch = self.geo.channel_of_die(self.geo.die_of_plane(t.plane)) as usize;
         let rel = self.rel.as_mut().expect("reliability is on");
         if step == 0 {
-            rel.stats.rber.record((rber * 1e12).round() as u64, 0);
+            rel.stats.rber.record(crate::sim::round_u64(rber * 1e12), 0);
         }
         if t.kind == TxnKind::HostRead {
             let s = &mut rel.stats;
@@ -362,7 +365,11 @@ impl Simulator<'_> {
             },
         }
         // In thousandths of a step, so that the summary's three decimals keep the mean.
-        rel.stats.retries.record(steps as u64 * 1000, 0);
+        if steps == 0 {
+            rel.stats.reads_without_retry += 1;
+        } else {
+            rel.stats.retries.record(steps as u64 * 1000, 0);
+        }
         if let Some(first) = rel.first_failure.remove(&id) {
             if t.kind == TxnKind::HostRead {
                 rel.stats.retry_ns += at - first;

@@ -56,7 +56,9 @@ impl Simulator<'_> {
         // The RBER histogram is in units of 1e-12; its summary divided by 1e3 (us from ns).
         let scale = |x: f64| x * 1e3 / 1e12;
         let per_read = |ns: u64| if s.host_page_reads > 0 { round3(ns as f64 / s.host_page_reads as f64 / 1e3) } else { 0.0 };
-        let retries = s.retries.summary();
+        let mut retries = s.retries.clone();
+        retries.record_n(0, s.reads_without_retry);
+        let retries = retries.summary();
         ReliabilityReport {
             enabled: true,
             rber: RberReport { mean: scale(rber.mean), p99: scale(rber.p99), max: scale(rber.max) },

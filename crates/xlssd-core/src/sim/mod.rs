@@ -11,7 +11,42 @@ pub type Time = u64;
 
 pub const NS_PER_US: f64 = 1_000.0;
 
+/// `x.round() as u64` without the call to the C library's `round` (the baseline x86-64
+/// target has no rounding instruction): half away from zero; negatives and NaN give 0, as
+/// the cast does. Exact: below 2^52 the fraction `x - trunc(x)` is computed exactly, and
+/// above it every float is a whole number.
+#[inline]
+pub fn round_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// Converts microseconds (as configured) to whole nanoseconds, rounding to nearest.
 pub fn us_to_ns(us: f64) -> Time {
-    (us * NS_PER_US).round() as Time
+    round_u64(us * NS_PER_US)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_u64;
+
+    #[test]
+    fn round_u64_matches_round_then_cast() {
+        let mut cases = vec![0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 1e15 + 0.5, 4503599627370497.0, 1.8e19, 2e19, -0.4, -2.6, f64::NAN, f64::INFINITY];
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mantissa = (state >> 11) as f64 / (1u64 << 53) as f64;
+            cases.push(mantissa * 10f64.powi((state % 20) as i32));
+        }
+        for x in cases {
+            assert_eq!(round_u64(x), x.round() as u64, "{x}");
+        }
+    }
 }

@@ -3,6 +3,7 @@ use serde::Serialize;
 
 /// Latency distribution of one kind of request: an HDR histogram (3 significant digits)
 /// for percentiles, plus an exact sum for the mean and an exact maximum.
+#[derive(Clone)]
 pub struct LatencyStats {
     hist: Histogram<u64>,
     sum_ns: u128,
@@ -49,6 +50,16 @@ impl LatencyStats {
         self.sum_ns += latency_ns as u128;
         self.max_ns = self.max_ns.max(latency_ns);
         self.bytes += bytes;
+    }
+
+    /// Records `n` values of `latency_ns` carrying no bytes, as `n` calls of [`Self::record`].
+    pub fn record_n(&mut self, latency_ns: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let _ = self.hist.record_n(latency_ns.max(1), n);
+        self.sum_ns += latency_ns as u128 * n as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
     }
 
     pub fn count(&self) -> u64 {
