@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from xlssd import __version__, _core
-from xlssd.atomic import write_bytes, write_text
+from xlssd.atomic import check_target, make_dir, write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
 from xlssd.progress import simulation_bar
 from xlssd.report import Report
@@ -20,6 +21,8 @@ from xlssd.workload import FORMATS, Trace, synthetic
 EXIT_USER_ERROR = 2
 EXIT_SIMULATION_ERROR = 3
 EXIT_INTERRUPTED = 130
+#: A reader that went away (`xlssd ... | head`): the shell's code for a death by SIGPIPE.
+EXIT_BROKEN_PIPE = 128 + 13
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--payload", metavar="FILE",
                      help="carry this file's bytes on the device (payload mode); reads return them with the "
                           "bit errors the device leaves uncorrected")
-    run.add_argument("--payload-lba", type=int, default=0, metavar="SECTOR",
+    run.add_argument("--payload-lba", type=_sector, default=0, metavar="SECTOR",
                      help="sector address of the payload, on a page boundary (default 0)")
     run.add_argument("--payload-out", metavar="FILE", help="write the payload as the host would read it back")
 
@@ -82,8 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     rber.add_argument("--retention", type=float, default=0.0, metavar="HOURS", help="hours since the page was written")
     rber.add_argument("--reads", type=float, default=0.0, help="reads of the block since its erase (read disturbance)")
     rber.add_argument("--algorithm", default="sv", choices=("sv", "dv", "rv"), help="ISPP algorithm (power-law model)")
-    rber.add_argument("--page-type", type=int, default=2, help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
-    rber.add_argument("--read-mode", type=int, default=0, help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
+    rber.add_argument("--page-type", type=int, choices=(0, 1, 2), default=2,
+                      help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
+    rber.add_argument("--read-mode", type=int, choices=(0, 1, 2), default=0,
+                      help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
     modes = ("precise", "approx-vmax", "approx-dvpp")
     rber.add_argument("--mode", default="precise", choices=modes, help="program mode of the page (vth model)")
     for axis, where in (("y", "on its layer"), ("z", "on the next layer")):
@@ -150,6 +155,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sector(text: str) -> int:
+    """A sector address: an integer the core can hold (argparse names the option)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"value {text!r} is not a sector number (0 to 2^64-1)")
+    return value
+
+
 def _backend_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, metavar="N", help="simulations at once (default: one per core)")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
@@ -168,12 +184,14 @@ def _backend(args: argparse.Namespace):
 
 
 def _read_payload(args: argparse.Namespace) -> bytes | None:
-    if args.payload_out and not args.payload:
+    if args.payload_out is not None and not args.payload:
         raise _core.ConfigError("--payload-out needs --payload")
     if not args.payload:
         return None
     if args.payload_lba < 0:
         raise _core.ConfigError(f"--payload-lba: value {args.payload_lba} is out of range: expected a sector >= 0")
+    if args.payload_out is not None:
+        check_target(args.payload_out, "--payload-out")
     try:
         return Path(args.payload).read_bytes()
     except OSError as e:
@@ -186,7 +204,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sets.append(f"seed={args.seed}")
     if args.address_mode:
         sets.append(f'host.address_mode="{args.address_mode}"')
-    preset = args.preset if args.preset or args.config else "tiny"
+    if args.json is not None and args.json != "-":
+        check_target(args.json, "--json")
+    preset = args.preset if args.preset is not None or args.config is not None else "tiny"
     cfg = load_config(preset=preset if not args.config else None, file=args.config, sets=sets)
     if args.trace:
         if not Path(args.trace).exists():
@@ -209,17 +229,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
     report = Report.from_json(text)
     if returned is not None and args.payload_out:
-        write_bytes(args.payload_out, returned[: len(payload)])
+        write_bytes(args.payload_out, returned[: len(payload)], "--payload-out")
     if args.no_wall_clock:
         report = report.without_wall_clock()
     out = report.json()
     if args.json == "-":
-        sys.stdout.write(out)
+        print(out, end="")
         if not args.quiet:
             print(summary(report), file=sys.stderr)
         return 0
     if args.json:
-        write_text(args.json, out)
+        write_text(args.json, out, "--json")
     if not args.quiet:
         print(summary(report))
         if args.json:
@@ -283,6 +303,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.name not in REGISTRY:
         raise _core.ConfigError(f"unknown experiment `{args.name}`; experiments are: {', '.join(sorted(REGISTRY))}")
+    if args.out is not None:
+        make_dir(args.out, "--out", create=False)
     outcome, comparisons = run_experiment(REGISTRY[args.name], args.out, args.quick, _backend(args), args.quiet)
     if outcome.failed:
         return 1
@@ -297,8 +319,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     points = spec.expand()
-    out = Path(args.out) if args.out else Path("out") / spec.name
     backend = _backend(args)
+    out = make_dir(args.out, "--out") if args.out is not None else make_dir(Path("out") / spec.name, "results folder")
     if not args.quiet:
         print(f"sweep {spec.name} on a {backend.describe()}, into {out}", flush=True)
     outcome = run_sweep(spec, out, backend, args.quiet, points)
@@ -320,7 +342,7 @@ def _cmd_results(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from xlssd.htmlreport import write_report
 
-    print(write_report(args.dir, args.out))
+    print(write_report(args.dir, args.out, "--out" if args.out is not None else None))
     return 0
 
 
@@ -340,7 +362,8 @@ COMMANDS = {
 def _cmd_quality(args: argparse.Namespace) -> int:
     from xlssd.quality.command import run
 
-    return run(args, lambda path, content: (write_bytes if isinstance(content, bytes) else write_text)(path, content))
+    return run(args, lambda path, content, label: (write_bytes if isinstance(content, bytes) else write_text)(
+        path, content, label))
 
 
 COMMANDS["quality"] = _cmd_quality
@@ -351,7 +374,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        # Here rather than at exit, so that a reader gone away is handled below. (No
+        # stdout at all when the command was started with it closed.)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except (_core.ConfigError, _core.TraceError, _core.WorkloadError, ResultsError) as e:
         print(f"xlssd: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -361,6 +391,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("xlssd: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as e:
+        # A file or folder the command reached on its own (the helpers of xlssd.atomic
+        # name theirs): still the environment's doing, not a bug.
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"xlssd: error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+
+def _reader_gone() -> int:
+    """Standard output's reader closed the pipe (`| head`): stop quietly. Output still
+    buffered would fail again at exit, so standard output is pointed at /dev/null."""
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

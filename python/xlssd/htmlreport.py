@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from xlssd.atomic import write_text
+from xlssd.atomic import check_target, write_text
 from xlssd.results import plots
 from xlssd.results.store import Store
 
@@ -134,12 +134,12 @@ def render(ctx: dict[str, Any]) -> str:
     return env.get_template("report.html.j2").render(**ctx)
 
 
-def write_report(folder: str | Path, out: str | Path | None = None) -> str:
-    """Writes the report (default DIR/report.html); returns its path."""
+def write_report(folder: str | Path, out: str | Path | None = None, label: str | None = None) -> str:
+    """Writes the report (default DIR/report.html); returns its path. `label` names the
+    option `out` came from, for errors."""
     store = Store(folder)
     store.require()
-    text = render(context(folder))
-    target = Path(out) if out else store.root / "report.html"
-    write_text(target, text)
+    target = check_target(out if out is not None else store.root / "report.html", label)
+    write_text(target, render(context(folder)), label)
     return str(target)
 
