@@ -9,6 +9,7 @@ is a `FileError` naming the path and the system's reason, with no temporary file
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import stat
@@ -130,13 +131,28 @@ def write_bytes(path: str | os.PathLike, data: bytes, label: str | None = None) 
         tmp.write_bytes(data)
 
 
-def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """A text file's content (UTF-8); a missing, unreadable or undecodable file is a
-    FileError naming it and saying what it was read as."""
+def path_argument(text: str) -> str:
+    """The type of a command-line option or argument naming a file or folder: an empty
+    string is refused by argparse (it would otherwise mean the current folder, or nothing)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return text
+
+
+def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
+    """A file's content; a missing or unreadable file is a FileError naming it and saying
+    what it was read as."""
+    if not os.fspath(path):
+        raise FileError(f"{what}: the path is empty")
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as e:
         raise FileError(f"{os.fspath(path)}: cannot read {what}: {_reason(e)}") from None
+
+
+def read_text(path: str | os.PathLike, what: str = "file") -> str:
+    """A text file's content (UTF-8); an undecodable file is a FileError naming the line."""
+    data = read_bytes(path, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

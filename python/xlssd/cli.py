@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from xlssd import __version__, _core
-from xlssd.atomic import check_target, make_dir, write_bytes, write_text
+from xlssd.atomic import check_target, make_dir, path_argument, write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
 from xlssd.progress import simulation_bar
 from xlssd.report import Report
@@ -33,11 +33,11 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one simulation", description="Run one simulation and report on it.")
     dev = run.add_mutually_exclusive_group()
     dev.add_argument("--preset", metavar="NAME", help="device preset (see `xlssd presets`); default: tiny")
-    dev.add_argument("--config", metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
+    dev.add_argument("--config", type=path_argument, metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a config key, e.g. --set gc.policy=fifo (repeatable)")
     wl = run.add_mutually_exclusive_group()
-    wl.add_argument("--trace", metavar="FILE", help="replay a trace file")
+    wl.add_argument("--trace", type=path_argument, metavar="FILE", help="replay a trace file")
     wl.add_argument("--workload", metavar="SPEC",
                     help="synthetic workload in fio's terms, e.g. rw=randwrite,bs=4k,n=100000,iodepth=32")
     run.add_argument("--format", choices=FORMATS, help="trace format (default: detected)")
@@ -45,17 +45,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--address-mode", choices=("error", "wrap"),
                      help="addresses beyond the logical capacity: stop with an error (default) or wrap around")
     run.add_argument("--seed", type=int, help="seed of every random stream")
-    run.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (- for stdout)")
+    run.add_argument("--json", type=path_argument, metavar="PATH", help="write the JSON report to PATH (- for stdout)")
     run.add_argument("--check", action="store_true", help="run the invariant checker during the run")
     run.add_argument("--no-wall-clock", action="store_true",
                      help="zero the wall-clock fields, so identical runs give byte-identical reports")
     run.add_argument("--quiet", action="store_true", help="print neither progress nor the summary")
-    run.add_argument("--payload", metavar="FILE",
+    run.add_argument("--payload", type=path_argument, metavar="FILE",
                      help="carry this file's bytes on the device (payload mode); reads return them with the "
                           "bit errors the device leaves uncorrected")
     run.add_argument("--payload-lba", type=_sector, default=0, metavar="SECTOR",
                      help="sector address of the payload, on a page boundary (default 0)")
-    run.add_argument("--payload-out", metavar="FILE", help="write the payload as the host would read it back")
+    run.add_argument("--payload-out", type=path_argument, metavar="FILE", help="write the payload as the host would read it back")
 
     sub.add_parser("presets", help="list device presets")
     schemes = sub.add_parser("schemes", help="list schemes (techniques and baselines) with the hooks they override",
@@ -101,15 +101,15 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("name", nargs="?", help="experiment name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the experiments")
     rep.add_argument("--quick", action="store_true", help="a scaled-down version that finishes quickly")
-    rep.add_argument("--out", metavar="DIR", help="results folder (default: out/NAME, or out/NAME-quick)")
+    rep.add_argument("--out", type=path_argument, metavar="DIR", help="results folder (default: out/NAME, or out/NAME-quick)")
     rep.add_argument("--strict", action="store_true",
                      help="exit 1 when a number is outside the paper's tolerance")
     _backend_args(rep)
 
     sw = sub.add_parser("sweep", help="run a sweep of simulations",
                         description="Run every point of a sweep spec (TOML) into a resumable Parquet dataset.")
-    sw.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (see docs/experiments.md)")
-    sw.add_argument("--out", metavar="DIR", help="results folder (default: out/SPEC-NAME)")
+    sw.add_argument("spec", type=path_argument, metavar="SPEC.toml", help="the sweep spec (see docs/experiments.md)")
+    sw.add_argument("--out", type=path_argument, metavar="DIR", help="results folder (default: out/SPEC-NAME)")
     _backend_args(sw)
 
     res = sub.add_parser("results", help="query and plot sweep results", description="Query and plot results.")
@@ -117,11 +117,11 @@ def _parser() -> argparse.ArgumentParser:
     q = res_sub.add_parser("query", help="answer SQL over a results folder",
                            description="SQL (DuckDB) over the views `results` (finished points), `failures` "
                                        "and `all_points`. Columns are dotted keys: quote them, \"ftl.waf\".")
-    q.add_argument("dir", metavar="DIR")
+    q.add_argument("dir", type=path_argument, metavar="DIR")
     q.add_argument("sql", metavar="SQL")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     plot = res_sub.add_parser("plot", help="draw a plot of a results folder", description="Draw a plot as PNG.")
-    plot.add_argument("dir", metavar="DIR")
+    plot.add_argument("dir", type=path_argument, metavar="DIR")
     kinds = plot.add_subparsers(dest="kind", required=True, metavar="KIND")
     bars = kinds.add_parser("bars", help="a metric normalised to a baseline, as bars")
     bars.add_argument("--metric", required=True, help="column to draw, e.g. ftl.waf")
@@ -142,12 +142,12 @@ def _parser() -> argparse.ArgumentParser:
     for k in (bars, cdf, line):
         k.add_argument("--where", metavar="SQL", help="keep only rows matching this SQL condition")
         k.add_argument("--title", help="figure title")
-        k.add_argument("--out", metavar="PNG", help="output file (default: DIR/figures/KIND-METRIC.png)")
+        k.add_argument("--out", type=path_argument, metavar="PNG", help="output file (default: DIR/figures/KIND-METRIC.png)")
 
     rpt = sub.add_parser("report", help="write an HTML report of a results folder",
                          description="Write one self-contained HTML file summarising a sweep or a reproduction.")
-    rpt.add_argument("dir", metavar="DIR")
-    rpt.add_argument("--out", metavar="FILE", help="output file (default: DIR/report.html)")
+    rpt.add_argument("dir", type=path_argument, metavar="DIR")
+    rpt.add_argument("--out", type=path_argument, metavar="FILE", help="output file (default: DIR/report.html)")
 
     from xlssd.quality.command import DESCRIPTION, add_arguments
 
@@ -297,7 +297,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from xlssd.reproduce import REGISTRY
     from xlssd.reproduce.experiment import run_experiment
 
-    if args.list or not args.name:
+    if args.list or args.name is None:
         for name, exp in sorted(REGISTRY.items()):
             print(f"{name:20} {exp.description}")
         return 0

@@ -132,14 +132,35 @@ def resolve(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def to_json(value: Any, what: str) -> str:
-    """`value` (a config or a workload) as JSON for the core; a value JSON cannot hold (a
-    set, a path object, a table keyed by a tuple) is a TypeError naming `what`."""
+    """`value` (a config or a workload) as JSON for the core. Something else than a dict is
+    a TypeError; a value no config holds (a TOML date, a set, a path object) is a
+    ConfigError naming its key."""
     if not isinstance(value, Mapping):
         raise TypeError(f"`{what}` must be a dict, not {type(value).__name__}")
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"`{what}`: {e}") from None
+    bad = _not_plain(value, "")
+    if bad is not None:
+        key, v = bad
+        raise ConfigError(f"{what} key `{key}`: {v!r} ({type(v).__name__}) is not a config value; expected a "
+                          "number, a string, a boolean, an array or a table")
+    return json.dumps(value)
+
+
+def _not_plain(value: Any, key: str) -> tuple[str, Any] | None:
+    """The first (dotted key, value) in `value` that JSON cannot carry as it is, or None."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            sub = f"{key}.{k}" if key else str(k)
+            found = (sub, k) if not isinstance(k, str) else _not_plain(v, sub)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _not_plain(v, f"{key}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if value is None or isinstance(value, (str, int, float, bool)) else (key, value)
 
 
 def load_config(

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from xlssd.atomic import check_target, make_dir
+from xlssd.atomic import check_target, make_dir, path_argument
 from xlssd.config import load_config
 from xlssd.quality.defaults import AGED_APPROXIMATE, AGED_APPROXIMATE_BASE
 
@@ -22,12 +22,12 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     dev = p.add_mutually_exclusive_group()
     dev.add_argument("--preset", metavar="NAME", help="device preset (see `xlssd presets`)")
-    dev.add_argument("--config", metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
+    dev.add_argument("--config", type=path_argument, metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. --set aging.data_age_h=100 (repeatable)")
     p.add_argument("--seed", type=int, default=1, help="seed of the run, and so of its bit flips (default 1)")
-    p.add_argument("--json", metavar="PATH", help="write the metrics as JSON to PATH (- for stdout)")
-    p.add_argument("--out", metavar="DIR", help="write the image as stored and as read back (PNG) to DIR")
+    p.add_argument("--json", type=path_argument, metavar="PATH", help="write the metrics as JSON to PATH (- for stdout)")
+    p.add_argument("--out", type=path_argument, metavar="DIR", help="write the image as stored and as read back (PNG) to DIR")
     p.add_argument("--quiet", action="store_true", help="print no table")
 
 

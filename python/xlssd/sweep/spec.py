@@ -257,12 +257,18 @@ class Spec:
                 if extra:
                     raise ConfigError(f"unknown trace field(s) {', '.join(sorted(extra))}; "
                                       "expected trace, format, skip_bad_lines, quality")
+                for key, kind, what in (("trace", str, "a path"), ("format", str, "a format name"),
+                                        ("skip_bad_lines", bool, "true or false")):
+                    if key in value and not isinstance(value[key], kind):
+                        raise ConfigError(f"{key}: expected {what}, not {type(value[key]).__name__} {value[key]!r}")
+                if not value["trace"]:
+                    raise ConfigError("trace: the path is empty")
                 path = Path(value["trace"])
                 if not path.is_absolute() and self.source is not None:
                     path = self.source.parent / path
                 if not path.is_file():
                     raise ConfigError(f"{path}: no such trace file")
-                return Trace(str(path.resolve()), value.get("format"), bool(value.get("skip_bad_lines", False))).as_workload()
+                return Trace(str(path.resolve()), value.get("format"), value.get("skip_bad_lines", False)).as_workload()
             return synthetic(value, cfg)
         except XlssdError as e:
             raise self._error("workloads", name, str(e)) from None
@@ -378,7 +384,7 @@ def _toml_type(value: Any) -> str:
 def load_spec(path: str | Path) -> Spec:
     """Reads a sweep spec file; every error names the file (and the line where it can)."""
     p = Path(path)
-    text = read_text(p, "sweep spec")
+    text = read_text(path, "sweep spec")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -404,6 +410,8 @@ def load_spec(path: str | Path) -> Spec:
     except ConfigError as e:
         raise error("name", f"{e}; it names the results folder" + ("" if "name" in data else
                             " (taken from the file name: set `name = \"...\"`)")) from None
+    if data.get("config") == "":
+        raise error("config", "expected the path of a config file, not an empty string")
     if "config" in data:
         cfg_path = Path(data["config"])
         if not cfg_path.is_absolute():
