@@ -74,6 +74,8 @@ CASES = [
         r"--json: .*: the folder .*f.txt is not a directory", files={"f.txt": "x"}),
     Bad("run-json-symlink", (*RUN, "--json", "{dir}/r.json"), r"--json: .*r.json: is a symbolic link",
         files={"real.json": "{}"}, prepare=link("r.json", "real.json")),
+    Bad("run-json-link-to-stdout", (*RUN, "--json", "{dir}/out"), r"--json: .*out: is a symbolic link.*--json -",
+        prepare=link("out", "/dev/stdout")),
     Bad("run-json-dangling-symlink", (*RUN, "--json", "{dir}/r.json"), r"is a symbolic link",
         prepare=link("r.json", "elsewhere/r.json")),
     Bad("run-json-fifo", (*RUN, "--json", "{dir}/p"), r"--json: .*p: is not a regular file", prepare=fifo("p")),

@@ -57,14 +57,16 @@ def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
     except OSError as e:
         raise FileError(f"{where}: cannot write: {_reason(e)}") from None
     if st is not None:
+        # /dev/stdout is a link and /dev/null a device: both are wishes for standard output.
+        stdout = "; for standard output give `--json -`" if label == "--json" else ""
         if stat.S_ISLNK(st.st_mode):
             raise FileError(f"{where}: is a symbolic link; xlssd does not replace links, "
-                            "give the path of the file itself")
+                            f"give the path of the file itself{stdout}")
         if stat.S_ISDIR(st.st_mode):
             raise FileError(f"{where}: is a directory; give a file name")
         if not stat.S_ISREG(st.st_mode):
             raise FileError(f"{where}: is not a regular file (a device, FIFO or socket); xlssd writes regular "
-                            "files only" + ("; for standard output give `--json -`" if label == "--json" else ""))
+                            f"files only{stdout}")
     folder = target.parent
     if not folder.is_dir():
         missing = "is not a directory" if folder.exists() else "does not exist"
