@@ -1,43 +1,178 @@
-"""Atomic file writes: a reader, or a run that is interrupted, sees either the old file or
-the whole new one, never half of it."""
+"""The files a user names: written atomically and never over something that is not a
+regular file, read with the file named in every error, and names that must not be paths.
+
+A reader, or a run that is interrupted, sees either the old file or the whole new one,
+never half of it. The writer never replaces a symbolic link, a directory, a device, a FIFO
+or a socket with a regular file: a report sent to /dev/null or through a link would
+otherwise silently replace it. Every failure (a missing folder, no permission, a full disk)
+is a `FileError` naming the path and the system's reason, with no temporary file left."""
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from xlssd._core import ConfigError
+
 TEMP_SUFFIX = ".tmp"
+#: What a name that becomes part of a path may hold: no separator, and (with the rule
+#: that it does not start with a dot) neither `.`, `..` nor a hidden file.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+MAX_NAME_LENGTH = 200
+
+
+class FileError(ConfigError, OSError):
+    """A file or folder the user named cannot be read or written, or must not be
+    replaced. The message names the path (and the option, when given) and the reason.
+    A ConfigError, so the command line reports it as a user error (exit 2), and an
+    OSError, as Python code catching file errors expects."""
+
+
+def _label(path: str | os.PathLike, label: str | None) -> str:
+    return f"{label}: {os.fspath(path)}" if label else os.fspath(path)
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
+    """Checks, before any work is done, that `path` can become a regular file: it is a
+    regular file or does not exist, and its folder exists and can be written."""
+    if not os.fspath(path):
+        raise FileError(f"{label or 'output'}: the path is empty; give a file name"
+                        + (" (or - for standard output)" if label == "--json" else ""))
+    target = Path(path)
+    where = _label(path, label)
+    try:
+        st = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as e:
+        raise FileError(f"{where}: cannot write: {_reason(e)}") from None
+    if st is not None:
+        # /dev/stdout is a link and /dev/null a device: both are wishes for standard output.
+        stdout = "; for standard output give `--json -`" if label == "--json" else ""
+        if stat.S_ISLNK(st.st_mode):
+            raise FileError(f"{where}: is a symbolic link; xlssd does not replace links, "
+                            f"give the path of the file itself{stdout}")
+        if stat.S_ISDIR(st.st_mode):
+            raise FileError(f"{where}: is a directory; give a file name")
+        if not stat.S_ISREG(st.st_mode):
+            raise FileError(f"{where}: is not a regular file (a device, FIFO or socket); xlssd writes regular "
+                            f"files only{stdout}")
+    folder = target.parent
+    if not folder.is_dir():
+        missing = "is not a directory" if folder.exists() else "does not exist"
+        raise FileError(f"{where}: cannot write: the folder {folder} {missing}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FileError(f"{where}: cannot write: permission denied in {folder}")
+    return target
+
+
+def make_dir(path: str | os.PathLike, label: str | None = None, create: bool = True) -> Path:
+    """Creates an output folder (and its parents) or accepts an existing one; with
+    `create` false, only checks that it could."""
+    folder = Path(path)
+    where = _label(path, label)
+    if not os.fspath(path):
+        raise FileError(f"{label or 'output folder'}: the path is empty; give a folder name")
+    if folder.exists() and not folder.is_dir():
+        raise FileError(f"{where}: exists and is not a directory")
+    if not create:
+        return folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FileError(f"{where}: cannot create the folder: {_reason(e)}") from None
+    return folder
 
 
 @contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike, label: str | None = None) -> Iterator[Path]:
     """Yields a temporary path beside `path`; once the block has written it, renames it
-    over `path`. The temporary file is in the same folder so that the rename is atomic."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=folder)
-    os.close(fd)
-    # mkstemp makes the file private; results are meant to be shared like any other file.
-    os.chmod(tmp, 0o644)
+    over `path`. The temporary file is in the same folder so that the rename is atomic.
+    An OSError in the block (a full disk, say) becomes a FileError naming `path`."""
+    target = check_target(path, label)
+    where = _label(path, label)
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
+    except OSError as e:
+        raise FileError(f"{where}: cannot write: {_reason(e)}") from None
+    os.close(fd)
+    try:
+        # mkstemp makes the file private; results are meant to be shared like any other file.
+        os.chmod(tmp, 0o644)
         yield Path(tmp)
+        # A link or a device put there while the file was being written is not replaced either.
+        check_target(path, label)
         os.replace(tmp, target)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, FileError):
+            raise
+        raise FileError(f"{where}: cannot write: {_reason(e)}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_text(path: str | os.PathLike, text: str) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text)
+def write_text(path: str | os.PathLike, text: str, label: str | None = None) -> None:
+    with atomic_path(path, label) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
-def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    with atomic_path(path) as tmp:
+def write_bytes(path: str | os.PathLike, data: bytes, label: str | None = None) -> None:
+    with atomic_path(path, label) as tmp:
         tmp.write_bytes(data)
+
+
+def path_argument(text: str) -> str:
+    """The type of a command-line option or argument naming a file or folder: an empty
+    string is refused by argparse (it would otherwise mean the current folder, or nothing)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return text
+
+
+def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
+    """A file's content; a missing or unreadable file is a FileError naming it and saying
+    what it was read as."""
+    if not os.fspath(path):
+        raise FileError(f"{what}: the path is empty")
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise FileError(f"{os.fspath(path)}: cannot read {what}: {_reason(e)}") from None
+
+
+def read_text(path: str | os.PathLike, what: str = "file") -> str:
+    """A text file's content (UTF-8); an undecodable file is a FileError naming the line."""
+    data = read_bytes(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise FileError(f"{os.fspath(path)}:{line}: cannot read {what}: not UTF-8 text "
+                        f"(byte 0x{data[e.start]:02x} at offset {e.start})") from None
+
+
+def plain_name(name: object, what: str) -> str:
+    """`name` if it is fit to be a file or folder name (letters, digits, `.`, `_`, `-`, not
+    starting with a dot); every name that becomes part of a path is checked here, so that
+    no name can reach outside the folder it is meant for."""
+    if not isinstance(name, str):
+        raise ConfigError(f"{what}: expected a name (a string), not {type(name).__name__} {name!r}")
+    if not NAME_PATTERN.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+        raise ConfigError(f"{what} {name!r} is not a plain name: use letters, digits, `.`, `_` and `-` "
+                          f"(not starting with a dot, at most {MAX_NAME_LENGTH} characters), not a path")
+    return name
 
 
 def remove_stale_temporaries(folder: Path) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from xlssd import __version__, _core
-from xlssd.atomic import write_bytes, write_text
+from xlssd.atomic import check_target, make_dir, path_argument, write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
 from xlssd.progress import simulation_bar
 from xlssd.report import Report
@@ -20,6 +21,8 @@ from xlssd.workload import FORMATS, Trace, synthetic
 EXIT_USER_ERROR = 2
 EXIT_SIMULATION_ERROR = 3
 EXIT_INTERRUPTED = 130
+#: A reader that went away (`xlssd ... | head`): the shell's code for a death by SIGPIPE.
+EXIT_BROKEN_PIPE = 128 + 13
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,11 +33,11 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one simulation", description="Run one simulation and report on it.")
     dev = run.add_mutually_exclusive_group()
     dev.add_argument("--preset", metavar="NAME", help="device preset (see `xlssd presets`); default: tiny")
-    dev.add_argument("--config", metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
+    dev.add_argument("--config", type=path_argument, metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a config key, e.g. --set gc.policy=fifo (repeatable)")
     wl = run.add_mutually_exclusive_group()
-    wl.add_argument("--trace", metavar="FILE", help="replay a trace file")
+    wl.add_argument("--trace", type=path_argument, metavar="FILE", help="replay a trace file")
     wl.add_argument("--workload", metavar="SPEC",
                     help="synthetic workload in fio's terms, e.g. rw=randwrite,bs=4k,n=100000,iodepth=32")
     run.add_argument("--format", choices=FORMATS, help="trace format (default: detected)")
@@ -42,17 +45,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--address-mode", choices=("error", "wrap"),
                      help="addresses beyond the logical capacity: stop with an error (default) or wrap around")
     run.add_argument("--seed", type=int, help="seed of every random stream")
-    run.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (- for stdout)")
+    run.add_argument("--json", type=path_argument, metavar="PATH", help="write the JSON report to PATH (- for stdout)")
     run.add_argument("--check", action="store_true", help="run the invariant checker during the run")
     run.add_argument("--no-wall-clock", action="store_true",
                      help="zero the wall-clock fields, so identical runs give byte-identical reports")
     run.add_argument("--quiet", action="store_true", help="print neither progress nor the summary")
-    run.add_argument("--payload", metavar="FILE",
+    run.add_argument("--payload", type=path_argument, metavar="FILE",
                      help="carry this file's bytes on the device (payload mode); reads return them with the "
                           "bit errors the device leaves uncorrected")
-    run.add_argument("--payload-lba", type=int, default=0, metavar="SECTOR",
+    run.add_argument("--payload-lba", type=_sector, default=0, metavar="SECTOR",
                      help="sector address of the payload, on a page boundary (default 0)")
-    run.add_argument("--payload-out", metavar="FILE", help="write the payload as the host would read it back")
+    run.add_argument("--payload-out", type=path_argument, metavar="FILE", help="write the payload as the host would read it back")
 
     sub.add_parser("presets", help="list device presets")
     schemes = sub.add_parser("schemes", help="list schemes (techniques and baselines) with the hooks they override",
@@ -82,8 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     rber.add_argument("--retention", type=float, default=0.0, metavar="HOURS", help="hours since the page was written")
     rber.add_argument("--reads", type=float, default=0.0, help="reads of the block since its erase (read disturbance)")
     rber.add_argument("--algorithm", default="sv", choices=("sv", "dv", "rv"), help="ISPP algorithm (power-law model)")
-    rber.add_argument("--page-type", type=int, default=2, help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
-    rber.add_argument("--read-mode", type=int, default=0, help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
+    rber.add_argument("--page-type", type=int, choices=(0, 1, 2), default=2,
+                      help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
+    rber.add_argument("--read-mode", type=int, choices=(0, 1, 2), default=0,
+                      help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
     modes = ("precise", "approx-vmax", "approx-dvpp")
     rber.add_argument("--mode", default="precise", choices=modes, help="program mode of the page (vth model)")
     for axis, where in (("y", "on its layer"), ("z", "on the next layer")):
@@ -96,15 +101,15 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("name", nargs="?", help="experiment name (see --list)")
     rep.add_argument("--list", action="store_true", help="list the experiments")
     rep.add_argument("--quick", action="store_true", help="a scaled-down version that finishes quickly")
-    rep.add_argument("--out", metavar="DIR", help="results folder (default: out/NAME, or out/NAME-quick)")
+    rep.add_argument("--out", type=path_argument, metavar="DIR", help="results folder (default: out/NAME, or out/NAME-quick)")
     rep.add_argument("--strict", action="store_true",
                      help="exit 1 when a number is outside the paper's tolerance")
     _backend_args(rep)
 
     sw = sub.add_parser("sweep", help="run a sweep of simulations",
                         description="Run every point of a sweep spec (TOML) into a resumable Parquet dataset.")
-    sw.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (see docs/experiments.md)")
-    sw.add_argument("--out", metavar="DIR", help="results folder (default: out/SPEC-NAME)")
+    sw.add_argument("spec", type=path_argument, metavar="SPEC.toml", help="the sweep spec (see docs/experiments.md)")
+    sw.add_argument("--out", type=path_argument, metavar="DIR", help="results folder (default: out/SPEC-NAME)")
     _backend_args(sw)
 
     res = sub.add_parser("results", help="query and plot sweep results", description="Query and plot results.")
@@ -112,11 +117,11 @@ def _parser() -> argparse.ArgumentParser:
     q = res_sub.add_parser("query", help="answer SQL over a results folder",
                            description="SQL (DuckDB) over the views `results` (finished points), `failures` "
                                        "and `all_points`. Columns are dotted keys: quote them, \"ftl.waf\".")
-    q.add_argument("dir", metavar="DIR")
+    q.add_argument("dir", type=path_argument, metavar="DIR")
     q.add_argument("sql", metavar="SQL")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     plot = res_sub.add_parser("plot", help="draw a plot of a results folder", description="Draw a plot as PNG.")
-    plot.add_argument("dir", metavar="DIR")
+    plot.add_argument("dir", type=path_argument, metavar="DIR")
     kinds = plot.add_subparsers(dest="kind", required=True, metavar="KIND")
     bars = kinds.add_parser("bars", help="a metric normalised to a baseline, as bars")
     bars.add_argument("--metric", required=True, help="column to draw, e.g. ftl.waf")
@@ -137,17 +142,28 @@ def _parser() -> argparse.ArgumentParser:
     for k in (bars, cdf, line):
         k.add_argument("--where", metavar="SQL", help="keep only rows matching this SQL condition")
         k.add_argument("--title", help="figure title")
-        k.add_argument("--out", metavar="PNG", help="output file (default: DIR/figures/KIND-METRIC.png)")
+        k.add_argument("--out", type=path_argument, metavar="PNG", help="output file (default: DIR/figures/KIND-METRIC.png)")
 
     rpt = sub.add_parser("report", help="write an HTML report of a results folder",
                          description="Write one self-contained HTML file summarising a sweep or a reproduction.")
-    rpt.add_argument("dir", metavar="DIR")
-    rpt.add_argument("--out", metavar="FILE", help="output file (default: DIR/report.html)")
+    rpt.add_argument("dir", type=path_argument, metavar="DIR")
+    rpt.add_argument("--out", type=path_argument, metavar="FILE", help="output file (default: DIR/report.html)")
 
     from xlssd.quality.command import DESCRIPTION, add_arguments
 
     add_arguments(sub.add_parser("quality", help="output quality of data stored approximately", description=DESCRIPTION))
     return p
+
+
+def _sector(text: str) -> int:
+    """A sector address: an integer the core can hold (argparse names the option)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"value {text!r} is not a sector number (0 to 2^64-1)")
+    return value
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
@@ -168,12 +184,14 @@ def _backend(args: argparse.Namespace):
 
 
 def _read_payload(args: argparse.Namespace) -> bytes | None:
-    if args.payload_out and not args.payload:
+    if args.payload_out is not None and not args.payload:
         raise _core.ConfigError("--payload-out needs --payload")
     if not args.payload:
         return None
     if args.payload_lba < 0:
         raise _core.ConfigError(f"--payload-lba: value {args.payload_lba} is out of range: expected a sector >= 0")
+    if args.payload_out is not None:
+        check_target(args.payload_out, "--payload-out")
     try:
         return Path(args.payload).read_bytes()
     except OSError as e:
@@ -186,7 +204,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sets.append(f"seed={args.seed}")
     if args.address_mode:
         sets.append(f'host.address_mode="{args.address_mode}"')
-    preset = args.preset if args.preset or args.config else "tiny"
+    if args.json is not None and args.json != "-":
+        check_target(args.json, "--json")
+    preset = args.preset if args.preset is not None or args.config is not None else "tiny"
     cfg = load_config(preset=preset if not args.config else None, file=args.config, sets=sets)
     if args.trace:
         if not Path(args.trace).exists():
@@ -209,17 +229,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
     report = Report.from_json(text)
     if returned is not None and args.payload_out:
-        write_bytes(args.payload_out, returned[: len(payload)])
+        write_bytes(args.payload_out, returned[: len(payload)], "--payload-out")
     if args.no_wall_clock:
         report = report.without_wall_clock()
     out = report.json()
     if args.json == "-":
-        sys.stdout.write(out)
+        print(out, end="")
         if not args.quiet:
             print(summary(report), file=sys.stderr)
         return 0
     if args.json:
-        write_text(args.json, out)
+        write_text(args.json, out, "--json")
     if not args.quiet:
         print(summary(report))
         if args.json:
@@ -277,12 +297,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from xlssd.reproduce import REGISTRY
     from xlssd.reproduce.experiment import run_experiment
 
-    if args.list or not args.name:
+    if args.list or args.name is None:
         for name, exp in sorted(REGISTRY.items()):
             print(f"{name:20} {exp.description}")
         return 0
     if args.name not in REGISTRY:
         raise _core.ConfigError(f"unknown experiment `{args.name}`; experiments are: {', '.join(sorted(REGISTRY))}")
+    if args.out is not None:
+        make_dir(args.out, "--out", create=False)
     outcome, comparisons = run_experiment(REGISTRY[args.name], args.out, args.quick, _backend(args), args.quiet)
     if outcome.failed:
         return 1
@@ -297,8 +319,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     points = spec.expand()
-    out = Path(args.out) if args.out else Path("out") / spec.name
     backend = _backend(args)
+    out = make_dir(args.out, "--out") if args.out is not None else make_dir(Path("out") / spec.name, "results folder")
     if not args.quiet:
         print(f"sweep {spec.name} on a {backend.describe()}, into {out}", flush=True)
     outcome = run_sweep(spec, out, backend, args.quiet, points)
@@ -320,7 +342,7 @@ def _cmd_results(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from xlssd.htmlreport import write_report
 
-    print(write_report(args.dir, args.out))
+    print(write_report(args.dir, args.out, "--out" if args.out is not None else None))
     return 0
 
 
@@ -340,7 +362,8 @@ COMMANDS = {
 def _cmd_quality(args: argparse.Namespace) -> int:
     from xlssd.quality.command import run
 
-    return run(args, lambda path, content: (write_bytes if isinstance(content, bytes) else write_text)(path, content))
+    return run(args, lambda path, content, label: (write_bytes if isinstance(content, bytes) else write_text)(
+        path, content, label))
 
 
 COMMANDS["quality"] = _cmd_quality
@@ -351,7 +374,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        # Here rather than at exit, so that a reader gone away is handled below. (No
+        # stdout at all when the command was started with it closed.)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except (_core.ConfigError, _core.TraceError, _core.WorkloadError, ResultsError) as e:
         print(f"xlssd: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -361,6 +391,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("xlssd: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as e:
+        # A file or folder the command reached on its own (the helpers of xlssd.atomic
+        # name theirs): still the environment's doing, not a bug.
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"xlssd: error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+
+def _reader_gone() -> int:
+    """Standard output's reader closed the pipe (`| head`): stop quietly. Output still
+    buffered would fail again at exit, so standard output is pointed at /dev/null."""
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from xlssd import _core
 from xlssd._core import ConfigError
+from xlssd.atomic import plain_name, read_text
 
 PRESET_SUFFIX = ".toml"
 
@@ -29,7 +30,7 @@ def preset_names() -> list[str]:
 
 def preset_description(name: str) -> str:
     """The first comment paragraph of a preset file."""
-    text = _preset_dir().joinpath(name + PRESET_SUFFIX).read_text()
+    text = _preset_file(name).read_text(encoding="utf-8")
     lines = []
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -45,21 +46,31 @@ def _parse_toml(text: str, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: invalid TOML: {e}") from None
 
 
-def load_preset(name: str) -> dict[str, Any]:
+def _preset_file(name: Any):
+    """The bundled file of preset `name`. A preset is named, never a path: a name with a
+    separator or a leading dot would reach files outside the presets."""
+    known = preset_names()
+    hint = f"; presets are: {', '.join(known)} (a config file of your own goes to --config FILE)"
+    if not isinstance(name, str):
+        raise ConfigError(f"preset: expected a preset name (a string), not {type(name).__name__}{hint}")
+    try:
+        plain_name(name, "preset")
+    except ConfigError as e:
+        raise ConfigError(f"{e}{hint}") from None
     path = _preset_dir().joinpath(name + PRESET_SUFFIX)
-    if not path.is_file():
-        raise ConfigError(f"unknown preset `{name}`; presets are: {', '.join(preset_names())}")
-    return _parse_toml(path.read_text(), f"preset {name}")
+    if name not in known or not path.is_file():
+        raise ConfigError(f"unknown preset `{name}`{hint}")
+    return path
+
+
+def load_preset(name: str) -> dict[str, Any]:
+    return _parse_toml(_preset_file(name).read_text(encoding="utf-8"), f"preset {name}")
 
 
 def load_file(path: str | Path) -> dict[str, Any]:
     """Reads a config file. A top-level `base = "PRESET"` starts from that preset."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read config file: {e.strerror or e}") from None
-    return with_base(_parse_toml(text, str(p)), str(p))
+    text = read_text(path, "config file")
+    return with_base(_parse_toml(text, str(path)), str(path))
 
 
 def with_base(data: Mapping[str, Any], where: str = "config") -> dict[str, Any]:
@@ -94,8 +105,12 @@ def parse_value(text: str) -> Any:
 
 def apply_sets(cfg: dict[str, Any], sets: Iterable[str]) -> dict[str, Any]:
     """Applies `KEY=VALUE` overrides with dotted keys (`gc.policy=fifo`)."""
+    if isinstance(sets, (str, bytes)) or not isinstance(sets, Iterable):
+        raise TypeError(f"`sets` must be a list of KEY=VALUE strings, not {type(sets).__name__}")
     out = copy.deepcopy(cfg)
     for item in sets:
+        if not isinstance(item, str):
+            raise TypeError(f"`sets`: each item must be a KEY=VALUE string, not {type(item).__name__} {item!r}")
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
@@ -113,7 +128,39 @@ def apply_sets(cfg: dict[str, Any], sets: Iterable[str]) -> dict[str, Any]:
 
 def resolve(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """Validates a config and returns it with every default filled in."""
-    return json.loads(_core.resolve_config(json.dumps(cfg)))
+    return json.loads(_core.resolve_config(to_json(cfg, "config")))
+
+
+def to_json(value: Any, what: str) -> str:
+    """`value` (a config or a workload) as JSON for the core. Something else than a dict is
+    a TypeError; a value no config holds (a TOML date, a set, a path object) is a
+    ConfigError naming its key."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"`{what}` must be a dict, not {type(value).__name__}")
+    bad = _not_plain(value, "")
+    if bad is not None:
+        key, v = bad
+        raise ConfigError(f"{what} key `{key}`: {v!r} ({type(v).__name__}) is not a config value; expected a "
+                          "number, a string, a boolean, an array or a table")
+    return json.dumps(value)
+
+
+def _not_plain(value: Any, key: str) -> tuple[str, Any] | None:
+    """The first (dotted key, value) in `value` that JSON cannot carry as it is, or None."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            sub = f"{key}.{k}" if key else str(k)
+            found = (sub, k) if not isinstance(k, str) else _not_plain(v, sub)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _not_plain(v, f"{key}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if value is None or isinstance(value, (str, int, float, bool)) else (key, value)
 
 
 def load_config(

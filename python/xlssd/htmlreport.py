@@ -8,13 +8,15 @@ from __future__ import annotations
 import base64
 import html
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from xlssd.atomic import write_text
+from xlssd.atomic import check_target, read_bytes, read_text, write_text
 from xlssd.results import plots
+from xlssd.results.errors import ResultsError
 from xlssd.results.store import Store
 
 #: What the points table and a sweep's figures show of each point, when the run has it.
@@ -70,11 +72,30 @@ def _file_figures(root: Path, listed: list[dict[str, Any]]) -> list[dict[str, st
         path = root / f["file"]
         if path.is_file():
             seen.add(path.resolve())
-            out.append({"title": f["title"], "ref": f.get("ref", ""), "src": _data_uri(path.read_bytes())})
+            out.append({"title": f["title"], "ref": f.get("ref", ""), "src": _data_uri(_figure(path))})
     for path in sorted((root / "figures").glob("*.png")):
         if path.resolve() not in seen:
-            out.append({"title": path.stem, "ref": "", "src": _data_uri(path.read_bytes())})
+            out.append({"title": path.stem, "ref": "", "src": _data_uri(_figure(path))})
     return out
+
+
+def _comparison(path: Path) -> list[dict[str, Any]]:
+    """A reproduction's comparison.json: a list of objects, one per compared number."""
+    try:
+        rows = json.loads(read_text(path, "a reproduction's comparison"))
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{path}:{e.lineno}: invalid JSON: {e.msg}") from None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ResultsError(f"{path}: expected a list of objects")
+    return rows
+
+
+def _figure(path: Path) -> bytes:
+    """A figure's bytes. The page embeds them, so only a regular file is read: a link could
+    lead anywhere outside the folder, and a FIFO would never end."""
+    if not stat.S_ISREG(path.lstat().st_mode):
+        raise ResultsError(f"{path}: not a figure (not a regular file); move it out of the folder")
+    return read_bytes(path, "figure")
 
 
 def context(folder: str | Path) -> dict[str, Any]:
@@ -94,7 +115,7 @@ def context(folder: str | Path) -> dict[str, Any]:
                   for r in rows[:MAX_TABLE_ROWS]]
 
     comparison_path = store.root / "comparison.json"
-    comparison = json.loads(comparison_path.read_text()) if comparison_path.is_file() else []
+    comparison = _comparison(comparison_path) if comparison_path.is_file() else []
     figures = _file_figures(store.root, meta.get("figures", []))
     if meta.get("kind") != "reproduction" and rows:
         figures = _sweep_figures(rows, swept) + figures
@@ -134,12 +155,12 @@ def render(ctx: dict[str, Any]) -> str:
     return env.get_template("report.html.j2").render(**ctx)
 
 
-def write_report(folder: str | Path, out: str | Path | None = None) -> str:
-    """Writes the report (default DIR/report.html); returns its path."""
+def write_report(folder: str | Path, out: str | Path | None = None, label: str | None = None) -> str:
+    """Writes the report (default DIR/report.html); returns its path. `label` names the
+    option `out` came from, for errors."""
     store = Store(folder)
     store.require()
-    text = render(context(folder))
-    target = Path(out) if out else store.root / "report.html"
-    write_text(target, text)
+    target = check_target(out if out is not None else store.root / "report.html", label)
+    write_text(target, render(context(folder)), label)
     return str(target)
 

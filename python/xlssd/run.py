@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from xlssd import _core
-from xlssd.config import load_config, load_file, load_preset, preset_names, resolve, with_base
+from xlssd.config import load_config, load_file, load_preset, preset_names, resolve, to_json, with_base
 from xlssd.report import Report
 from xlssd.workload import as_workload
 
@@ -21,7 +21,24 @@ def _config_of(config: Any) -> dict[str, Any]:
         return resolve(with_base(config))
     if config is None:
         return load_config()
-    raise TypeError(f"config must be a preset name, a path or a dict, not {type(config).__name__}")
+    raise TypeError(f"simulate(): `config` must be a preset name, a path or a dict, not {type(config).__name__}")
+
+
+def _check_arguments(check: Any, progress: Any, payload: Any, payload_lba: Any, after_h: Any) -> None:
+    """Names the parameter of a wrong type, before anything runs."""
+    def bad(name: str, expected: str, value: Any) -> TypeError:
+        return TypeError(f"simulate(): `{name}` must be {expected}, not {type(value).__name__}")
+
+    if not isinstance(check, bool):
+        raise bad("check", "a bool", check)
+    if progress is not None and not callable(progress):
+        raise bad("progress", "a callable progress(requests_done, simulated_ns) or None", progress)
+    if payload is not None and not isinstance(payload, (bytes, bytearray, memoryview)):
+        raise bad("payload", "bytes (or bytearray, memoryview) or None", payload)
+    if isinstance(payload_lba, bool) or not isinstance(payload_lba, int):
+        raise bad("payload_lba", "an int (a sector address)", payload_lba)
+    if after_h is not None and (isinstance(after_h, bool) or not isinstance(after_h, (int, float))):
+        raise bad("payload_final_read_after_h", "a number of hours or None", after_h)
 
 
 def simulate(
@@ -52,13 +69,14 @@ def simulate(
     that long after its end and outside simulated time (the report's
     `payload.final_read.*` keys); the bytes returned are then those of that read.
     """
+    _check_arguments(check, progress, payload, payload_lba, payload_final_read_after_h)
     cfg = _config_of(config)
     wl = as_workload(workload, cfg)
     if payload is None:
-        return Report.from_json(_core.run(json.dumps(cfg), json.dumps(wl), check, progress))
+        return Report.from_json(_core.run(json.dumps(cfg), to_json(wl, "workload"), check, progress))
     if payload_lba < 0:
         raise _core.ConfigError(f"payload_lba: value {payload_lba} is out of range: expected a sector >= 0")
-    text, returned = _core.run_with_payload(json.dumps(cfg), json.dumps(wl), check, progress, payload_lba, bytes(payload),
+    text, returned = _core.run_with_payload(json.dumps(cfg), to_json(wl, "workload"), check, progress, payload_lba, bytes(payload),
                                             payload_final_read_after_h)
     report = Report.from_json(text)
     report.payload = returned[: len(payload)]

@@ -22,6 +22,8 @@ class Trace:
     skip_bad_lines: bool = False
 
     def as_workload(self) -> dict[str, Any]:
+        if not isinstance(self.path, (str, os.PathLike)):
+            raise TypeError(f"Trace: `path` must be a str or a path, not {type(self.path).__name__}")
         if self.format is not None and self.format not in FORMATS:
             raise _core.ConfigError(f"unknown trace format `{self.format}`; formats are: {', '.join(FORMATS)}")
         return {
@@ -35,11 +37,15 @@ class Trace:
 def synthetic(spec: str | Mapping[str, Any] | None, config: Mapping[str, Any]) -> dict[str, Any]:
     """A synthetic workload: the config's `[workload]` section, with a fio-like spec string
     (`rw=randread,bs=4k,n=1000`) or a dict of fields on top."""
+    if not isinstance(config, Mapping):
+        raise TypeError(f"synthetic(): `config` must be a dict (a resolved config), not {type(config).__name__}")
     base = dict(config.get("workload", {}))
     if spec is None:
         fields = base
     elif isinstance(spec, str):
         fields = json.loads(_core.parse_workload_spec(spec, json.dumps(base)))
+    elif not isinstance(spec, Mapping):
+        raise TypeError(f"synthetic(): `spec` must be a spec string, a dict or None, not {type(spec).__name__}")
     else:
         merged = {**base, **dict(spec)}
         fields = json.loads(_core.parse_workload_spec("", json.dumps(merged)))

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from xlssd._core import ConfigError
+from xlssd.atomic import check_target, make_dir, path_argument
 from xlssd.config import load_config
 from xlssd.quality.defaults import AGED_APPROXIMATE, AGED_APPROXIMATE_BASE
 
@@ -22,12 +22,12 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     dev = p.add_mutually_exclusive_group()
     dev.add_argument("--preset", metavar="NAME", help="device preset (see `xlssd presets`)")
-    dev.add_argument("--config", metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
+    dev.add_argument("--config", type=path_argument, metavar="FILE", help="config file (TOML); `base = \"PRESET\"` inherits a preset")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. --set aging.data_age_h=100 (repeatable)")
     p.add_argument("--seed", type=int, default=1, help="seed of the run, and so of its bit flips (default 1)")
-    p.add_argument("--json", metavar="PATH", help="write the metrics as JSON to PATH (- for stdout)")
-    p.add_argument("--out", metavar="DIR", help="write the image as stored and as read back (PNG) to DIR")
+    p.add_argument("--json", type=path_argument, metavar="PATH", help="write the metrics as JSON to PATH (- for stdout)")
+    p.add_argument("--out", type=path_argument, metavar="DIR", help="write the image as stored and as read back (PNG) to DIR")
     p.add_argument("--quiet", action="store_true", help="print no table")
 
 
@@ -56,16 +56,19 @@ def table(result: dict) -> str:
 
 
 def run(args: argparse.Namespace, write) -> int:
-    """Runs the command; `write(path, content)` writes a file atomically."""
+    """Runs the command; `write(path, content, label)` writes a file atomically."""
     config = device_config(args)
-    out = Path(args.out) if args.out else None
+    # Both outputs are checked before the evaluation, which takes a while, and the folder
+    # is made only once both are fine; the report may go into that new folder.
+    out = make_dir(args.out, "--out", create=False) if args.out is not None else None
+    to_file = args.json is not None and args.json != "-"
+    into_out = to_file and out is not None and Path(args.json).resolve().parent == out.resolve()
+    if to_file and not into_out:
+        check_target(args.json, "--json")
     if out is not None:
-        if out.exists() and not out.is_dir():
-            raise ConfigError(f"--out: {out} exists and is not a directory")
-        # Before the --json check, so that the report can go into the same new folder.
-        out.mkdir(parents=True, exist_ok=True)
-    if args.json and args.json != "-" and not Path(args.json).resolve().parent.is_dir():
-        raise ConfigError(f"--json: {args.json}: no such directory")
+        make_dir(out, "--out")
+    if into_out:
+        check_target(args.json, "--json")
     from xlssd.quality import image
     from xlssd.quality.evaluation import evaluate
 
@@ -75,10 +78,10 @@ def run(args: argparse.Namespace, write) -> int:
     if out is not None:
         for which, picture in (("stored", pictures["original"]), ("read-back", pictures["returned"])):
             written.append(str(out / f"{image.NAME}-{which}.png"))
-            write(written[-1], image.png(picture))
+            write(written[-1], image.png(picture), "--out")
     text = json.dumps(result, indent=2) + "\n"
     if args.json and args.json != "-":
-        write(args.json, text)
+        write(args.json, text, "--json")
         written.append(args.json)
     if args.json == "-":
         print(text, end="")

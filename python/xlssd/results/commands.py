@@ -7,8 +7,8 @@ import io
 import json
 import re
 from argparse import Namespace
-from pathlib import Path
 
+from xlssd.atomic import check_target, make_dir
 from xlssd.results import plots
 from xlssd.results.store import Store
 from xlssd.table import text_table
@@ -34,6 +34,8 @@ def _slug(text: str) -> str:
 def plot(args: Namespace) -> str:
     """Draws the plot `args` asks for; returns the path written."""
     store = Store(args.dir)
+    # Before the drawing, which reads every row.
+    out = check_target(args.out, "--out") if args.out is not None else None
     cols = store.columns()
     rows = store.rows(args.where)
     col = lambda name: store.column(name, cols)  # noqa: E731
@@ -53,7 +55,7 @@ def plot(args: Namespace) -> str:
         by = [col(b) for b in args.by] or ["scheme"]
         fig = plots.versus(rows, x, metric, by, args.title or "", logx=args.logx, logy=args.logy)
         name = f"line-{metric}-{x}"
-    out = Path(args.out) if args.out else store.root / "figures" / f"{_slug(name)}.png"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    plots.save_png(fig, out)
+    if args.out is None:
+        out = make_dir(store.root / "figures") / f"{_slug(name)}.png"
+    plots.save_png(fig, out, "--out" if args.out is not None else None)
     return str(out)

@@ -4,13 +4,14 @@ Figure; repeated runs of one point (seeds) are averaged."""
 
 from __future__ import annotations
 
-import json
-
+import functools
 import io
+import json
 import math
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import matplotlib
 from matplotlib.figure import Figure
 
 from xlssd.atomic import write_bytes
@@ -20,6 +21,20 @@ Row = Mapping[str, Any]
 
 #: Percentile keys of a latency section and the probability each stands for.
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99_9", 0.999), ("p99_99", 0.9999))
+
+
+def _plain_text(draw: Callable[..., Any]) -> Callable[..., Any]:
+    """Runs a function that makes or draws a figure with mathtext off, so that every text
+    shows as written: labels come from user data (scheme names, titles), and a `$` in one
+    must not start a formula that then fails to parse. Texts take the setting when they are
+    made, and tight_layout and savefig make some (tick labels)."""
+
+    @functools.wraps(draw)
+    def plain(*args: Any, **kwargs: Any) -> Any:
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return plain
 
 
 def fmt(v: Any) -> str:
@@ -41,8 +56,11 @@ def _means(rows: Iterable[Row], columns: Sequence[str], value: str) -> dict[tupl
     sums: dict[tuple, list[float]] = defaultdict(list)
     for r in rows:
         v = r.get(value)
-        if v is not None:
-            sums[_key(r, columns)].append(float(v))
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ResultsError(f"column {value} is not a number (it holds {fmt(v)!r}); choose a numeric column")
+        sums[_key(r, columns)].append(float(v))
     return {k: sum(vs) / len(vs) for k, vs in sums.items()}
 
 
@@ -63,6 +81,7 @@ def _same(a: Any, b: Any) -> bool:
     return fmt(a) == fmt(b) or str(a) == str(b)
 
 
+@_plain_text
 def normalised_bars(rows: Sequence[Row], metric: str, by: str, baseline: Any,
                     group: Sequence[str] = (), title: str = "", ylabel: str | None = None) -> Figure:
     """Bars of `metric` per value of `by`, divided by the baseline's value in the same
@@ -106,6 +125,7 @@ def normalised_bars(rows: Sequence[Row], metric: str, by: str, baseline: Any,
     return fig
 
 
+@_plain_text
 def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("scheme",), title: str = "") -> Figure:
     """The latency distribution of `op` (read, write, all) per series on a logit axis, which
     spreads out the tail: the report's sampled CDF (`latency_us.cdf`, every 5% and the tail),
@@ -148,6 +168,7 @@ def _cdf_points(row: Row, op: str) -> list[tuple[float, float]]:
     return [(float(x), float(q)) for x, q in raw or []]
 
 
+@_plain_text
 def versus(rows: Sequence[Row], x: str, metric: str, by: Sequence[str] = ("scheme",), title: str = "",
            logx: bool | None = None, logy: bool | None = None, ylabel: str | None = None,
            paper: Mapping[str, Sequence[tuple[float, float]]] | None = None) -> Figure:
@@ -179,6 +200,7 @@ def versus(rows: Sequence[Row], x: str, metric: str, by: Sequence[str] = ("schem
     return fig
 
 
+@_plain_text
 def shares(rows: Sequence[Row], parts: Sequence[str], by: str = "workload_name", title: str = "",
            ylabel: str = "share") -> Figure:
     """A stacked bar per value of `by`: each of the `parts` columns as a share of their sum
@@ -204,6 +226,7 @@ def shares(rows: Sequence[Row], parts: Sequence[str], by: str = "workload_name",
     return fig
 
 
+@_plain_text
 def grouped_values(values: Mapping[str, Mapping[str, float]], title: str = "", ylabel: str = "",
                    legend: str = "") -> Figure:
     """Grouped bars of values computed outside the result rows: series -> category ->
@@ -234,11 +257,12 @@ def _wide(values: Iterable[Any]) -> bool:
     return bool(nums) and min(nums) > 0 and max(nums) / min(nums) > 100
 
 
+@_plain_text
 def png_bytes(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     return buf.getvalue()
 
 
-def save_png(fig: Figure, path) -> None:
-    write_bytes(path, png_bytes(fig))
+def save_png(fig: Figure, path, label: str | None = None) -> None:
+    write_bytes(path, png_bytes(fig), label)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import stat
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -18,12 +19,25 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from xlssd.atomic import atomic_path, remove_stale_temporaries, write_text
+from xlssd.atomic import atomic_path, make_dir, read_text, remove_stale_temporaries, write_text
 from xlssd.results.errors import ResultsError
 from xlssd.sweep.point import OK
 
 RESULTS_DIR = "results"
 META_FILE = "experiment.json"
+#: The keys of the metadata that are read back, and what each must be.
+META_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "kind": (str, "a string"),
+    "name": (str, "a string"),
+    "description": (str, "a string"),
+    "xlssd_version": (str, "a string"),
+    "written": (str, "a string"),
+    "verdict": (str, "a string"),
+    "spec": (dict, "an object"),
+    "experiment": (dict, "an object"),
+    "points": (list, "a list"),
+    "figures": (list, "a list"),
+}
 
 
 def ident(name: str) -> str:
@@ -39,11 +53,16 @@ class Store:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.rows_dir = self.root / RESULTS_DIR
+        #: Row files already found readable, with their size and time stamp.
+        self._checked: dict[Path, tuple[int, int]] = {}
 
     # -- writing -------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        self.rows_dir.mkdir(parents=True, exist_ok=True)
+        """Makes the folder ready for rows; a stray file in it stops the run here, before
+        anything is written."""
+        make_dir(self.rows_dir)
+        self.files()
         remove_stale_temporaries(self.rows_dir)
         remove_stale_temporaries(self.root)
 
@@ -59,16 +78,59 @@ class Store:
 
     def meta(self) -> dict[str, Any]:
         path = self.root / META_FILE
-        return json.loads(path.read_text()) if path.is_file() else {}
+        if not path.is_file():
+            return {}
+        try:
+            meta = json.loads(read_text(path, "the results folder's metadata"))
+        except json.JSONDecodeError as e:
+            raise ResultsError(f"{path}:{e.lineno}: not the metadata of a results folder: invalid JSON: {e.msg}") from None
+        if not isinstance(meta, dict):
+            raise ResultsError(f"{path}: not the metadata of a results folder: expected a JSON object")
+        for key, (kind, what) in META_TYPES.items():
+            if key in meta and not isinstance(meta[key], kind):
+                raise ResultsError(f"{path}: `{key}` must be {what}")
+        for key, fields in (("points", ("id",)), ("figures", ("file", "title"))):
+            if not all(isinstance(x, dict) and all(isinstance(x.get(f), str) for f in fields) for x in meta.get(key, [])):
+                raise ResultsError(f"{path}: `{key}` must be a list of objects with {' and '.join(fields)} (strings)")
+        for fig in meta.get("figures", []):
+            # The report embeds these files: a name must not lead out of the folder.
+            if not (self.root / fig["file"]).resolve().is_relative_to(self.root.resolve()):
+                raise ResultsError(f"{path}: figure `{fig['file']}` is outside the folder {self.root}")
+        return meta
 
     def files(self) -> list[Path]:
-        return sorted(self.rows_dir.glob("*.parquet")) if self.rows_dir.is_dir() else []
+        """The row files, each checked to be a Parquet file with a point's identity: a
+        stray file in the folder is named, instead of failing deep inside a query."""
+        found = sorted(self.rows_dir.glob("*.parquet")) if self.rows_dir.is_dir() else []
+        for f in found:
+            self._check(f)
+        return found
+
+    def _check(self, f: Path) -> None:
+        st = f.lstat()
+        if self._checked.get(f) == (st.st_size, st.st_mtime_ns):
+            return
+        hint = f"; move it out of {self.rows_dir}"
+        if not stat.S_ISREG(st.st_mode):
+            # A FIFO or a device would block or never end; a link may lead anywhere.
+            raise ResultsError(f"{f}: not a results file (not a regular file){hint}")
+        try:
+            names = pq.read_schema(f).names
+        except (OSError, pa.ArrowException) as e:
+            raise ResultsError(f"{f}: not a results file (Parquet): {e}{hint}") from None
+        missing = [c for c in ("point_id", "status") if c not in names]
+        if missing:
+            raise ResultsError(f"{f}: not a results file: no column {', '.join(missing)}{hint}")
+        self._checked[f] = (st.st_size, st.st_mtime_ns)
 
     def finished_ids(self) -> set[str]:
         """Points whose row on disk says they succeeded; failed points are run again."""
         done = set()
         for f in self.files():
-            t = pq.read_table(f, columns=["point_id", "status"])
+            try:
+                t = pq.read_table(f, columns=["point_id", "status"])
+            except (OSError, pa.ArrowException) as e:
+                raise ResultsError(f"{f}: cannot read the results file: {e}") from None
             done.update(pid for pid, st in zip(t["point_id"].to_pylist(), t["status"].to_pylist()) if st == OK)
         return done
 
@@ -103,14 +165,16 @@ class Store:
         return con
 
     def query(self, sql: str) -> tuple[list[str], list[tuple]]:
+        if not isinstance(sql, str) or not sql.strip(" \t\r\n;"):
+            raise ResultsError("SQL: the query is empty; for example: SELECT * FROM results")
         con = self.connect()
         try:
             rel = con.execute(sql)
+            if rel is None or rel.description is None:
+                return [], []
+            return [d[0] for d in rel.description], rel.fetchall()
         except duckdb.Error as e:
             raise ResultsError(f"SQL: {e}") from None
-        if rel.description is None:
-            return [], []
-        return [d[0] for d in rel.description], rel.fetchall()
 
     def columns(self, view: str = "results") -> list[str]:
         return [d[0] for d in self.connect().execute(f"SELECT * FROM {view} LIMIT 0").description]

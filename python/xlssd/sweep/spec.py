@@ -12,13 +12,16 @@ import functools
 import hashlib
 import itertools
 import json
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from xlssd._core import ConfigError, XlssdError
+from xlssd.atomic import plain_name, read_text
 from xlssd.config import load_file, load_preset, merge, resolve
 from xlssd.workload import Trace, synthetic
 
@@ -92,36 +95,61 @@ class Point:
         }
 
 
-@functools.lru_cache(maxsize=None)
-def engine_id() -> str:
-    """A digest of the compiled simulator: results of another build are other points."""
-    from xlssd import _core
-
+def _file_digest(path: str | Path) -> str:
     digest = hashlib.sha256()
-    with open(_core.__file__, "rb") as f:
+    with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()
 
 
-def _trace_stamp(workload: Mapping[str, Any]) -> list[int] | None:
-    """Size and modification time of a trace workload's file: a rewritten trace is another
-    point (hashing the content of a multi-gigabyte trace on every expansion would cost more
-    than it saves)."""
-    if not isinstance(workload, Mapping) or workload.get("kind") != "trace":
+@functools.lru_cache(maxsize=None)
+def engine_id() -> str:
+    """The simulator's version and a digest of its compiled module, once per process:
+    results of another build are other points, even under the same version number."""
+    from xlssd import _core
+
+    return f"{_core.__version__}+{_file_digest(_core.__file__)[:16]}"
+
+
+@functools.lru_cache(maxsize=None)
+def _content_digest(path: str, size: int, mtime_ns: int) -> str:
+    # Keyed by size and time stamp too, so that a file rewritten while this process runs
+    # is read again; unchanged, a large trace is hashed once per process.
+    return _file_digest(path)[:32]
+
+
+def input_digest(path: str) -> str | None:
+    """A digest of the content of an input file, or None when it is not a regular file
+    (the simulator then reports the problem; a device or FIFO is never read here)."""
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
-    path = workload["path"]
-    st = Path(path).stat()
-    return [st.st_size, st.st_mtime_ns]
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return _content_digest(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+def input_files(config: Mapping[str, Any], workload: Mapping[str, Any]) -> list[str]:
+    """Every file a point reads besides its config: the trace of a trace workload and each
+    config value naming a file (keys ending in `_file`, like
+    `scheme.approxftl.lba_ranges_file`)."""
+    files = [v for k, v in flatten(config).items() if k.endswith("_file") and isinstance(v, str) and v]
+    if isinstance(workload, Mapping) and workload.get("kind") == "trace" and isinstance(workload.get("path"), str):
+        files.append(workload["path"])
+    return files
 
 
 def point_id(scheme: str, workload_name: str, config: Mapping[str, Any], workload: Mapping[str, Any],
              quality: Mapping[str, Any] | None = None) -> str:
     # The labels are part of the identity: two schemes that happen to resolve to the same
     # config (a scheme still being written, say) must still give two rows. So are the
-    # simulator build and the trace file: resuming after either changed reruns the point.
+    # simulator build and the content of every file the point reads: resuming after
+    # either changed reruns the point, and touching a file without changing it does not.
     identity = {"scheme": scheme, "workload_name": workload_name, "config": config, "workload": workload,
-                "engine": engine_id(), "trace": _trace_stamp(workload)}
+                "engine": engine_id(),
+                "inputs": {path: input_digest(path) for path in input_files(config, workload)}}
     if quality is not None:
         identity["quality"] = quality
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
@@ -146,6 +174,20 @@ class Spec:
     description: str = ""
     source: Path | None = None
     text: str | None = None
+
+    def __post_init__(self):
+        # The Python API builds specs directly; a wrong type is named here rather than
+        # failing somewhere inside the expansion.
+        expected = {"name": str, "base": dict, "base_label": str, "set": dict, "grid": dict, "points": list,
+                    "workloads": dict, "schemes": dict, "description": str}
+        for key, kind in expected.items():
+            if not isinstance(getattr(self, key), kind):
+                raise TypeError(f"Spec: `{key}` must be a {kind.__name__}, not {type(getattr(self, key)).__name__}")
+        if self.seeds is not None and not isinstance(self.seeds, list):
+            raise TypeError(f"Spec: `seeds` must be a list of integers or None, not {type(self.seeds).__name__}")
+        if self.baseline is not None and not isinstance(self.baseline, str):
+            raise TypeError(f"Spec: `baseline` must be a scheme name (str) or None, not {type(self.baseline).__name__}")
+        plain_name(self.name, "sweep name")
 
     # -- errors that point into the spec file ------------------------------------------
 
@@ -176,6 +218,16 @@ class Spec:
         if self.baseline is not None and self.baseline not in self.schemes:
             raise self._error(None, None, f"baseline `{self.baseline}` is not one of the schemes: "
                                           f"{', '.join(self.schemes)}")
+        for name, value in self.workloads.items():
+            if value is not None and not isinstance(value, (str, Mapping)):
+                raise self._error("workloads", name, "expected a workload spec string (\"rw=randread,n=1000\") "
+                                                     f"or a table, not {type(value).__name__}")
+        for name, over in self.schemes.items():
+            if not isinstance(over, Mapping):
+                raise self._error("schemes", name, f"expected a table of config overrides, not {type(over).__name__}")
+        for i, over in enumerate(self.points):
+            if not isinstance(over, Mapping):
+                raise self._error("points", f"#{i + 1}", f"expected a table of config overrides, not {type(over).__name__}")
         for key, v in self.set.items():
             self._resolve({key: v}, "set", key)
         self._resolve(self.set, "set", None)
@@ -188,7 +240,7 @@ class Spec:
                 self._resolve({**self.set, key: v}, "grid", key)
         for i, over in enumerate(self.points):
             self._resolve({**self.set, **over}, "points", f"#{i + 1}")
-        if self.seeds is not None and (not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds)):
+        if self.seeds is not None and (not self.seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in self.seeds)):
             raise self._error(None, None, "seeds must be a non-empty list of non-negative integers")
 
     def _param_sets(self) -> list[dict[str, Any]]:
@@ -205,12 +257,18 @@ class Spec:
                 if extra:
                     raise ConfigError(f"unknown trace field(s) {', '.join(sorted(extra))}; "
                                       "expected trace, format, skip_bad_lines, quality")
+                for key, kind, what in (("trace", str, "a path"), ("format", str, "a format name"),
+                                        ("skip_bad_lines", bool, "true or false")):
+                    if key in value and not isinstance(value[key], kind):
+                        raise ConfigError(f"{key}: expected {what}, not {type(value[key]).__name__} {value[key]!r}")
+                if not value["trace"]:
+                    raise ConfigError("trace: the path is empty")
                 path = Path(value["trace"])
                 if not path.is_absolute() and self.source is not None:
                     path = self.source.parent / path
                 if not path.is_file():
                     raise ConfigError(f"{path}: no such trace file")
-                return Trace(str(path.resolve()), value.get("format"), bool(value.get("skip_bad_lines", False))).as_workload()
+                return Trace(str(path.resolve()), value.get("format"), value.get("skip_bad_lines", False)).as_workload()
             return synthetic(value, cfg)
         except XlssdError as e:
             raise self._error("workloads", name, str(e)) from None
@@ -302,57 +360,89 @@ def _line_of(text: str, section: str | None, key: str | None) -> int | None:
     return header_line
 
 
+#: The type each top-level key of a spec file must have, as TOML names it.
+TOP_LEVEL_TYPES: dict[str, tuple[type, str]] = {
+    "name": (str, "a string"),
+    "description": (str, "a string"),
+    "preset": (str, "a string"),
+    "config": (str, "a string"),
+    "seeds": (list, "an array of integers"),
+    "baseline": (str, "a string"),
+    "set": (dict, "a table ([set])"),
+    "grid": (dict, "a table ([grid])"),
+    "points": (list, "an array of tables ([[points]])"),
+    "workloads": (dict, "a table ([workloads])"),
+    "schemes": (dict, "a table ([schemes])"),
+}
+
+
+def _toml_type(value: Any) -> str:
+    names = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array", dict: "table"}
+    return f"{names.get(type(value), type(value).__name__)} {json.dumps(value, default=str)[:60]}"
+
+
 def load_spec(path: str | Path) -> Spec:
     """Reads a sweep spec file; every error names the file (and the line where it can)."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read sweep spec: {e.strerror or e}") from None
+    text = read_text(path, "sweep spec")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: invalid TOML: {e}") from None
+
+    def error(key: str, message: str) -> ConfigError:
+        line = _first_line_starting(text, key.split(".")[0])
+        return ConfigError(f"{p}{f':{line}' if line else ''}: `{key}`: {message}")
+
     unknown = sorted(set(data) - TOP_LEVEL_KEYS)
     if unknown:
         line = _first_line_starting(text, unknown[0])
         raise ConfigError(f"{p}{f':{line}' if line else ''}: unknown key `{unknown[0]}`; "
                           f"a sweep spec has {', '.join(sorted(TOP_LEVEL_KEYS))}")
+    for key, (kind, described) in TOP_LEVEL_TYPES.items():
+        if key in data and not isinstance(data[key], kind):
+            raise error(key, f"expected {described}, not {_toml_type(data[key])}")
     if "preset" in data and "config" in data:
         raise ConfigError(f"{p}: give `preset` or `config`, not both")
+    name = data.get("name", p.stem)
+    try:
+        plain_name(name, "sweep name")
+    except ConfigError as e:
+        raise error("name", f"{e}; it names the results folder" + ("" if "name" in data else
+                            " (taken from the file name: set `name = \"...\"`)")) from None
+    if data.get("config") == "":
+        raise error("config", "expected the path of a config file, not an empty string")
     if "config" in data:
         cfg_path = Path(data["config"])
         if not cfg_path.is_absolute():
             cfg_path = p.parent / cfg_path
-        base, label = load_file(cfg_path), str(data["config"])
+        base, label = load_file(cfg_path), data["config"]
     else:
         preset = data.get("preset", "tiny")
         base, label = load_preset(preset), f"preset {preset}"
 
-    def table(name: str) -> dict[str, Any]:
-        value = data.get(name, {})
-        if not isinstance(value, dict):
-            raise ConfigError(f"{p}: `{name}` must be a table ([{name}])")
-        return value
-
     points = data.get("points", [])
-    if not isinstance(points, list) or not all(isinstance(x, dict) for x in points):
-        raise ConfigError(f"{p}: `points` must be an array of tables ([[points]])")
-    workloads = table("workloads")
-    schemes = table("schemes")
-    for name, over in schemes.items():
+    if not all(isinstance(x, dict) for x in points):
+        raise error("points", "expected an array of tables ([[points]])")
+    workloads = data.get("workloads", {})
+    for wname, value in workloads.items():
+        if not isinstance(value, (str, dict)):
+            raise error("workloads", f"{wname}: expected a workload spec string (\"rw=randread,n=1000\") or a "
+                                     f"table, not {_toml_type(value)}")
+    schemes = data.get("schemes", {})
+    for sname, over in schemes.items():
         if not isinstance(over, dict):
-            raise ConfigError(f"{p}: [schemes] {name}: expected a table of config overrides, e.g. {name} = {{ gc.policy = \"fifo\" }}")
+            raise ConfigError(f"{p}: [schemes] {sname}: expected a table of config overrides, e.g. {sname} = {{ gc.policy = \"fifo\" }}")
     seeds = data.get("seeds")
-    if seeds is not None and not isinstance(seeds, list):
-        raise ConfigError(f"{p}: `seeds` must be a list of integers")
+    if seeds is not None and not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        raise error("seeds", f"expected an array of integers, not {_toml_type(seeds)}")
     return Spec(
-        name=str(data.get("name", p.stem)),
-        description=str(data.get("description", "")),
+        name=name,
+        description=data.get("description", ""),
         base=base,
         base_label=label,
-        set=flatten(table("set")),
-        grid=flatten(table("grid")),
+        set=flatten(data.get("set", {})),
+        grid=flatten(data.get("grid", {})),
         points=[flatten(x) for x in points],
         workloads={k: _workload_value(v) for k, v in workloads.items()} or {DEFAULT_WORKLOAD: None},
         schemes={k: flatten(v) for k, v in schemes.items()} or {DEFAULT_SCHEME: {}},
@@ -368,7 +458,9 @@ def _workload_value(v: Any) -> Any:
 
 
 def _first_line_starting(text: str, key: str) -> int | None:
+    """The line of a top-level `key = ...`, or of the header of table `key`."""
+    pattern = re.compile(r"^\s*(" + re.escape(key) + r"\s*=|\[\[?\s*" + re.escape(key) + r"\s*[\].])")
     for n, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith(key):
+        if pattern.match(line):
             return n
     return None
