@@ -197,10 +197,12 @@ def test_detected_and_explicit_formats_give_the_same_run(cli, tmp_path):
 
 def test_explicit_format_is_honoured_even_when_wrong(cli, tmp_path):
     msr, blk = msr_trace(tmp_path), blkparse_trace(tmp_path)
-    # MSR lines are not blkparse events (no `maj,min` first field): nothing to replay.
+    # MSR lines are not blkparse events (no `maj,min` first field): nothing to replay,
+    # which is an error rather than an empty report.
     p, r = replay(cli, msr, tmp_path / "a.json", "--format", "blkparse")
-    assert p.returncode == 0, p.stderr
-    assert r["host"]["all"]["count"] == 0
+    assert p.returncode == 2, p.stderr
+    assert f"{msr}: no requests to replay" in p.stderr
+    assert r is None
     # Read as MQSim, the MSR header (line 1) is malformed.
     out = tmp_path / "b.json"
     p, r = replay(cli, msr, out, "--format", "mqsim")

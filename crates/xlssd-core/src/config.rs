@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+mod finite;
 pub(crate) mod ranges;
 
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
@@ -183,10 +184,16 @@ impl Config {
     /// Parses a JSON document over the defaults (the form the Python layer hands over).
     pub fn from_json_str(text: &str) -> Result<Config> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let mut cfg: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
+        let parsed: Result<Config> = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
             key: e.path().to_string(),
             message: strip_position(&e.inner().to_string()),
-        })?;
+        });
+        // A NaN or an infinity (as Python writes them) is not JSON; read it anyway, so that
+        // validation can say what the key expects instead of serde_json's `expected value`.
+        let mut cfg = match parsed {
+            Err(e) => finite::non_finite_json(text).unwrap_or(Err(e))?,
+            ok => ok?,
+        };
         cfg.scheme = cfg.scheme.resolved()?;
         cfg.validate()?;
         Ok(cfg)
@@ -199,9 +206,11 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         self.validate_scheme()?;
         self.geometry.validate()?;
+        self.validate_size()?;
         self.timing.validate(self.geometry.cell.bits_per_cell())?;
         self.channel.validate()?;
         self.host.validate()?;
+        crate::nand::Timing::checked(self)?;
         self.ftl.validate()?;
         self.gc.validate()?;
         self.cache.validate()?;
@@ -210,10 +219,33 @@ impl Config {
         self.precondition.validate()?;
         self.energy.validate()?;
         self.workload.validate("workload")?;
+        self.workload.check_arrival_span("workload", self.host.time_scale)?;
         self.physics.validate()?;
         self.ecc.validate(self.geometry.page_size)?;
         self.aging.validate()?;
+        // Whatever a section's checks let through, no number may be NaN or infinite.
+        finite::check_finite(self)?;
         self.validate_capacity()
+    }
+
+    /// The device's page count must fit the 64-bit arithmetic of [`Config::capacity`]; a
+    /// geometry beyond it would wrap around to a small, wrong size. (The mapping table's
+    /// own, much lower limit is checked by [`Config::validate_capacity`].)
+    fn validate_size(&self) -> Result<()> {
+        let g = &self.geometry;
+        let pages = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+            .into_iter()
+            .fold(1u128, |acc, n| acc.saturating_mul(n as u128));
+        if pages >= 1u128 << 62 {
+            return Err(Error::Config {
+                key: "geometry".into(),
+                message: format!(
+                    "channels x chips_per_channel x dies_per_chip x planes_per_die x blocks_per_plane x pages_per_block \
+                     is {pages} pages; expected far fewer (below 2^62, and the mapping table holds below 2^32 units)"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// The logical space and the mapping table must fit outside the free-block reserve.
@@ -313,6 +345,13 @@ mod tests {
         let err = Config::from_toml_str("[physics]\nprogram_mode = \"sloppy\"\n").unwrap_err();
         assert!(err.to_string().contains("physics.program_mode"), "{err}");
         assert!(Config::from_toml_str("[physics]\nmodel = \"vth\"\nprogram_mode = \"approx-dvpp\"\n").is_ok());
+    }
+
+    #[test]
+    fn a_geometry_whose_page_count_overflows_is_rejected() {
+        let text = "[geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 65536\n";
+        let err = Config::from_toml_str(text).unwrap_err();
+        assert!(matches!(err, Error::Config { ref key, .. } if key == "geometry"), "{err}");
     }
 
     #[test]

@@ -1,5 +1,11 @@
 //! Errors the simulator reports to its user. Each says what went wrong and where: the config
 //! key, or the file and line of a trace.
+//!
+//! Whatever an error quotes from its input (a trace line, a field, a key, a path) is shown
+//! through [`printable`], so that a control byte or an escape sequence in a bad input cannot
+//! reach the user's terminal.
+
+use std::fmt::Write as _;
 
 use thiserror::Error;
 
@@ -8,19 +14,19 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum Error {
     /// A config key is unknown, of the wrong type, or out of range.
-    #[error("config key `{key}`: {message}")]
+    #[error("config key `{}`: {}", printable(.key, usize::MAX), printable(.message, usize::MAX))]
     Config { key: String, message: String },
 
     /// A trace line could not be parsed.
-    #[error("{file}:{line}: {message}: `{text}`")]
+    #[error("{}:{line}: {}: `{}`", printable(.file, usize::MAX), printable(.message, usize::MAX), printable(.text, usize::MAX))]
     Trace { file: String, line: u64, text: String, message: String },
 
     /// A file could not be opened or read.
-    #[error("{path}: {message}")]
+    #[error("{}: {}", printable(.path, usize::MAX), printable(.message, usize::MAX))]
     Io { path: String, message: String },
 
     /// A request addresses space the device does not have.
-    #[error("{source_name}: request {index} addresses sectors {first}..{end}, beyond the logical capacity of {capacity} sectors (to fold addresses into the device, set host.address_mode = \"wrap\" or pass --address-mode wrap)")]
+    #[error("{}: request {index} addresses sectors {first}..{end}, beyond the logical capacity of {capacity} sectors (to fold addresses into the device, set host.address_mode = \"wrap\" or pass --address-mode wrap)", printable(.source_name, usize::MAX))]
     Address { source_name: String, index: u64, first: u64, end: u64, capacity: u64 },
 
     /// The invariant checker found the FTL state inconsistent: a bug, not a user error.
@@ -34,4 +40,79 @@ pub enum Error {
     /// The simulation cannot proceed (for example, the device is full of valid data).
     #[error("simulation stalled: {0}")]
     Stalled(String),
+}
+
+/// `text` as a message may show it: every character a terminal would not print as itself
+/// (C0 and C1 controls, DEL, and the invisible formatting characters such as bidirectional
+/// overrides) written as an escape (`\x1b`, `\t`, `\u{202e}`), and the result cut to
+/// `max_chars` characters, the cut marked with "...". Backslashes are kept as they are, so
+/// that escaping text twice changes nothing.
+pub fn printable(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    let mut shown = 0usize;
+    let total = text.chars().count();
+    let budget = if total <= max_chars { usize::MAX } else { max_chars.saturating_sub(3) };
+    for c in text.chars() {
+        if shown >= budget {
+            out.push_str("...");
+            return out;
+        }
+        shown += 1;
+        if !needs_escape(c) {
+            out.push(c);
+        } else if (c as u32) < 0x100 {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                _ => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+            }
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+    out
+}
+
+/// True for characters Rust's own debug formatting would not print as themselves, other
+/// than the quotes and the backslash it escapes for its own syntax.
+fn needs_escape(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    !matches!(c, '\\' | '"' | '\'') && c.escape_debug().nth(1).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_bytes_and_escape_sequences_are_escaped() {
+        assert_eq!(printable("a\x1b[31mred\x07\tb\r\n\0\x7f", usize::MAX), "a\\x1b[31mred\\x07\\tb\\r\\n\\x00\\x7f");
+        assert_eq!(printable("\u{9b}2J \u{202e}evil \u{200b}", usize::MAX), "\\x9b2J \\u{202e}evil \\u{200b}");
+        assert_eq!(printable("plain é ü 日本 \\x1b 'q' \"d\"", usize::MAX), "plain é ü 日本 \\x1b 'q' \"d\"");
+        let once = printable("\x1b]0;title\x07", usize::MAX);
+        assert_eq!(printable(&once, usize::MAX), once);
+    }
+
+    #[test]
+    fn long_text_is_cut_on_a_character_boundary() {
+        assert_eq!(printable("short", 5), "short");
+        assert_eq!(printable("abcdef", 5), "ab...");
+        let cut = printable(&"é".repeat(500), 200);
+        assert_eq!(cut.chars().count(), 200);
+        assert!(cut.ends_with("..."));
+        assert_eq!(printable("", 0), "");
+    }
+
+    #[test]
+    fn errors_show_their_inputs_escaped() {
+        let e = Error::Trace { file: "t\x1b.trace".into(), line: 3, text: "1 \x1b[2J".into(), message: "type `\x1b`".into() };
+        assert_eq!(e.to_string(), "t\\x1b.trace:3: type `\\x1b`: `1 \\x1b[2J`");
+        let e = Error::Config { key: "a\x1bb".into(), message: "unknown field `\x1b`".into() };
+        assert!(!e.to_string().contains('\x1b'), "{e}");
+    }
 }

@@ -29,7 +29,7 @@ pub use report::Report;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 use host::synthetic::SyntheticSource;
-use host::trace::{open_trace, open_trace_detected};
+use host::trace::open_trace_detected;
 
 /// Opens the request source a workload describes, for a device of `logical_sectors`.
 pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) -> Result<Box<dyn RequestSource>> {
@@ -37,10 +37,18 @@ pub fn open_workload(cfg: &Config, workload: &Workload, logical_sectors: u64) ->
         Workload::Synthetic(w) => {
             w.validate("workload")?;
             let seed = sim::seed::stream_seed(cfg.seed, sim::seed::SEED_WORKLOAD);
-            Ok(Box::new(SyntheticSource::new(w, logical_sectors, seed)?))
+            Ok(Box::new(SyntheticSource::new(w, logical_sectors, seed)?.with_time_scale(w, cfg.host.time_scale)?))
         }
-        Workload::Trace { path, format, skip_bad_lines } => open_trace(path, *format, *skip_bad_lines),
+        Workload::Trace { path, format, skip_bad_lines } => {
+            Ok(open_trace_detected(path, *format, *skip_bad_lines, trace_time_scale(cfg))?.0)
+        }
     }
+}
+
+/// The time scale a trace's arrivals are replayed with, or `None` when they are not (closed
+/// loop).
+fn trace_time_scale(cfg: &Config) -> Option<f64> {
+    (cfg.host.replay == config::ReplayMode::Open).then_some(cfg.host.time_scale)
 }
 
 /// Logical capacity in sectors of the device a config describes.
@@ -54,7 +62,7 @@ pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Resu
     let (source, description) = match workload {
         // A trace's report names the format it was read as, detected or given.
         Workload::Trace { path, format, skip_bad_lines } => {
-            let (source, detected) = open_trace_detected(path, *format, *skip_bad_lines)?;
+            let (source, detected) = open_trace_detected(path, *format, *skip_bad_lines, trace_time_scale(cfg))?;
             let described = Workload::Trace { path: path.clone(), format: Some(detected), skip_bad_lines: *skip_bad_lines };
             (source, described)
         }

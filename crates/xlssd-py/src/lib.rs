@@ -83,14 +83,41 @@ fn logical_sectors(config_json: &str) -> PyResult<u64> {
     guarded(|| Ok(xlssd_core::logical_sectors(&Config::from_json_str(config_json)?)))
 }
 
-fn bch(k_bytes: u32, m: u32) -> PyResult<xlssd_core::ecc::bch::BchConfig> {
-    if k_bytes == 0 {
-        return Err(ConfigError::new_err("--k: the message length must be at least 1 byte"));
+/// An integer argument of a calculator (`default` if not given) in `lo..=hi`, or an error
+/// naming the flag and the range. Taking any Python object keeps a negative or huge integer
+/// (or a non-integer) from becoming an `OverflowError` or a `TypeError` that names nothing.
+fn int_arg(value: Option<&Bound<'_, PyAny>>, default: i64, flag: &str, lo: i64, hi: i64, expected: &str) -> PyResult<i64> {
+    let Some(value) = value else { return Ok(default) };
+    let out_of_range = || {
+        let shown = value.str().map(|s| s.to_string()).unwrap_or_else(|_| "?".into());
+        ConfigError::new_err(format!("{flag}: value {shown} is out of range: expected {expected}"))
+    };
+    let is_int = value.is_instance_of::<pyo3::types::PyInt>() && !value.is_instance_of::<pyo3::types::PyBool>();
+    match value.extract::<i64>() {
+        Ok(v) if is_int && (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(out_of_range()),
     }
-    if m != 0 && !(3..=32).contains(&m) {
-        return Err(ConfigError::new_err(format!("--m: value {m} is out of range: expected 0 (automatic) or 3..=32")));
+}
+
+/// The BCH code of the calculators: `--k` data bytes over GF(2^m) (`--m`, 0 = automatic).
+fn bch(k_bytes: Option<&Bound<'_, PyAny>>, m: Option<&Bound<'_, PyAny>>) -> PyResult<xlssd_core::ecc::bch::BchConfig> {
+    use xlssd_core::ecc::bch::{BchConfig, MAX_K_BYTES};
+    let max_k = MAX_K_BYTES as i64;
+    let k_bytes = int_arg(k_bytes, 4096, "--k", 1, max_k, &format!("a message length of 1 to {max_k} bytes"))? as u32;
+    let m = int_arg(m, 0, "--m", 0, 32, "0 (automatic) or 3 to 32")? as u32;
+    if (1..3).contains(&m) {
+        return Err(ConfigError::new_err(format!("--m: value {m} is out of range: expected 0 (automatic) or 3 to 32")));
     }
-    Ok(xlssd_core::ecc::bch::BchConfig { k_bytes, m, ..Default::default() })
+    let code = BchConfig { k_bytes, m, ..Default::default() };
+    if code.max_t().is_none() {
+        return Err(ConfigError::new_err(format!(
+            "--m: GF(2^{m}) codewords hold at most {} bits, too few for the {} data bits of --k {k_bytes} and their parity; \
+             expected a larger m, or 0 to choose it",
+            (1u64 << m) - 1,
+            code.data_bits()
+        )));
+    }
+    Ok(code)
 }
 
 fn rber_arg(rber: f64) -> PyResult<f64> {
@@ -100,25 +127,52 @@ fn rber_arg(rber: f64) -> PyResult<f64> {
     Ok(rber)
 }
 
-/// The smallest BCH correction capability t meeting `uber` at `rber` (None beyond 4,096),
-/// with its field exponent, parity bits and decode latency: (t, m, parity_bits, decode_ns).
+/// The largest t the calculators model for a code of `k_bytes` over GF(2^m) (see
+/// `BchConfig::max_t`).
 #[pyfunction]
-#[pyo3(signature = (rber, uber, k_bytes=4096, m=0))]
-fn ecc_required_t(rber: f64, uber: f64, k_bytes: u32, m: u32) -> PyResult<Option<(u32, u32, u64, u64)>> {
-    let code = bch(k_bytes, m)?;
+#[pyo3(signature = (k_bytes=None, m=None))]
+fn ecc_max_t(k_bytes: Option<Bound<'_, PyAny>>, m: Option<Bound<'_, PyAny>>) -> PyResult<u32> {
+    let code = bch(k_bytes.as_ref(), m.as_ref())?;
+    Ok(code.max_t().unwrap_or(0))
+}
+
+/// The smallest BCH correction capability t meeting `uber` at `rber` (None beyond what the
+/// code can correct, at most 4,096), with its field exponent, parity bits and decode
+/// latency: (t, m, parity_bits, decode_ns).
+#[pyfunction]
+#[pyo3(signature = (rber, uber, k_bytes=None, m=None))]
+fn ecc_required_t(
+    rber: f64,
+    uber: f64,
+    k_bytes: Option<Bound<'_, PyAny>>,
+    m: Option<Bound<'_, PyAny>>,
+) -> PyResult<Option<(u32, u32, u64, u64)>> {
+    let code = bch(k_bytes.as_ref(), m.as_ref())?;
     let rber = rber_arg(rber)?;
     if !(uber.is_finite() && uber > 0.0 && uber < 1.0) {
         return Err(ConfigError::new_err(format!("--uber: value {uber} is out of range: expected 0 < UBER < 1")));
     }
-    Ok(code.required_t(rber, uber).map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
+    let max_t = code.max_t().unwrap_or(0);
+    let found = code.required_t(rber, uber).filter(|&t| t <= max_t);
+    Ok(found.map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
 }
 
-/// UBER of a t-correcting BCH code at `rber` (seed 001, Eq. 2).
+/// UBER of a t-correcting BCH code at `rber` (seed 001, Eq. 2). `t` must be one the code
+/// can have: at most 4,096 and below the codeword's data bits.
 #[pyfunction]
-#[pyo3(signature = (rber, t, k_bytes=4096))]
-fn ecc_uber(rber: f64, t: u32, k_bytes: u32) -> PyResult<f64> {
-    let code = bch(k_bytes, 0)?;
-    Ok(code.uber(rber_arg(rber)?, t))
+#[pyo3(signature = (rber, t, k_bytes=None))]
+fn ecc_uber(rber: f64, t: Bound<'_, PyAny>, k_bytes: Option<Bound<'_, PyAny>>) -> PyResult<f64> {
+    let code = bch(k_bytes.as_ref(), None)?;
+    let max_t = code.max_t().unwrap_or(0);
+    let t = int_arg(
+        Some(&t),
+        0,
+        "--t",
+        0,
+        max_t as i64,
+        &format!("0 to {max_t}, the most a code of {} data bytes can correct in this model", code.k_bytes),
+    )?;
+    Ok(code.uber(rber_arg(rber)?, t as u32))
 }
 
 /// RBER of a page under a physics model: `model` is "power-law", "exp-linear" or "vth";
@@ -127,7 +181,7 @@ fn ecc_uber(rber: f64, t: u32, k_bytes: u32) -> PyResult<f64> {
 /// Returns (rber, rber without read disturbance, reads the block survives before the
 /// hard-decode limit of 1e-3 under this read pattern).
 #[pyfunction]
-#[pyo3(signature = (model, pe=0.0, retention_h=0.0, reads=0.0, algorithm="sv", page_type=2, read_mode=0, mode="precise", y_neighbour="precise", z_neighbour="precise"))]
+#[pyo3(signature = (model, pe=0.0, retention_h=0.0, reads=0.0, algorithm="sv", page_type=None, read_mode=None, mode="precise", y_neighbour="precise", z_neighbour="precise"))]
 #[allow(clippy::too_many_arguments)]
 fn physics_rber(
     model: &str,
@@ -135,8 +189,8 @@ fn physics_rber(
     retention_h: f64,
     reads: f64,
     algorithm: &str,
-    page_type: usize,
-    read_mode: usize,
+    page_type: Option<Bound<'_, PyAny>>,
+    read_mode: Option<Bound<'_, PyAny>>,
     mode: &str,
     y_neighbour: &str,
     z_neighbour: &str,
@@ -156,13 +210,11 @@ fn physics_rber(
         other => return Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
     };
     let rd = ReadDisturbConfig::default();
-    if page_type >= rd.beta.len() || read_mode >= rd.alpha.len() {
-        return Err(ConfigError::new_err(format!(
-            "--page-type must be below {} and --read-mode below {}",
-            rd.beta.len(),
-            rd.alpha.len()
-        )));
-    }
+    let index = |v: Option<Bound<'_, PyAny>>, default: i64, flag: &str, n: usize| {
+        int_arg(v.as_ref(), default, flag, 0, n as i64 - 1, &format!("0 to {}", n - 1)).map(|i| i as usize)
+    };
+    let page_type = index(page_type, 2, "--page-type", rd.beta.len())?;
+    let read_mode = index(read_mode, 0, "--read-mode", rd.alpha.len())?;
     let modes = "precise, approx-vmax or approx-dvpp";
     let mode = ProgramMode::parse(mode)
         .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
@@ -294,6 +346,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_with_payload, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
+    m.add_function(wrap_pyfunction!(ecc_max_t, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;
     Ok(())
 }

@@ -35,6 +35,10 @@ impl Default for BchConfig {
 /// Largest t searched for; beyond it a code is treated as unable to meet the target.
 pub const MAX_T: u32 = 4096;
 
+/// Largest codeword message the calculators take (1 MiB): a page's codeword is a few KiB,
+/// and the UBER sum takes time in proportion to the message's bits.
+pub const MAX_K_BYTES: u32 = 1 << 20;
+
 /// Natural log of the binomial tail P[X > t] for X ~ Binomial(n, p), divided by n.
 pub fn log_uber(rber: f64, t: u64, n: u64) -> f64 {
     if rber <= 0.0 {
@@ -76,6 +80,20 @@ pub fn log_uber(rber: f64, t: u64, n: u64) -> f64 {
 impl BchConfig {
     pub fn data_bits(&self) -> u64 {
         self.k_bytes as u64 * 8
+    }
+
+    /// The largest t the model gives a meaningful answer for: at most [`MAX_T`], below the
+    /// number of data bits (a code correcting every bit has an UBER of 0 by definition),
+    /// and, with `m` fixed, small enough that the codeword (k + m t bits) fits in GF(2^m)'s
+    /// 2^m - 1. `None` if, with `m` fixed, not even t = 1 fits.
+    pub fn max_t(&self) -> Option<u32> {
+        let k = self.data_bits();
+        let mut t = (MAX_T as u64).min(k.saturating_sub(1));
+        if self.m > 0 {
+            let n_max = (1u64 << self.m.min(63)) - 1;
+            t = t.min(n_max.saturating_sub(k) / self.m as u64);
+        }
+        (t > 0 || k <= 1).then_some(t as u32)
     }
 
     /// UBER of a t-correcting code at a raw bit error rate.
@@ -202,6 +220,17 @@ mod tests {
         let t = b.required_t(1.526e-3, 1e-13).unwrap();
         assert!(b.uber(1.526e-3, t) <= 1e-13);
         assert!(b.uber(1.526e-3, t - 1) > 1e-13);
+    }
+
+    #[test]
+    fn the_largest_t_fits_the_data_and_the_field() {
+        let b = BchConfig::default();
+        assert_eq!(b.max_t(), Some(MAX_T));
+        assert_eq!(BchConfig { k_bytes: 16, ..b.clone() }.max_t(), Some(127));
+        // GF(2^16) holds 65,535 bits: 32,768 of data leave room for t = 2,047 at 16 bits each.
+        assert_eq!(BchConfig { m: 16, ..b.clone() }.max_t(), Some(2047));
+        assert_eq!(BchConfig { m: 15, ..b.clone() }.max_t(), None);
+        assert_eq!(BchConfig { m: 32, ..b }.max_t(), Some(MAX_T));
     }
 
     #[test]

@@ -2,7 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ranges::{bad, fraction, positive_f64, positive_u32, MAX_DURATION_US};
+use crate::config::ranges::{bad, duration_ns, fraction, positive_f64, positive_u32, Zero, MAX_DURATION_NS, MAX_DURATION_US};
+use crate::ecc::bch::MAX_T;
+
+/// Most soft-decision levels an LDPC decode may try.
+pub const MAX_SOFT_LEVELS: u32 = 64;
 use crate::error::Result;
 
 /// Which decoder protects the pages.
@@ -61,9 +65,6 @@ impl EccConfig {
         if !(self.target_uber > 0.0 && self.target_uber < 1.0) {
             return Err(bad("ecc.target_uber", self.target_uber, "a probability in (0, 1)"));
         }
-        if self.bch_t > crate::ecc::bch::MAX_T {
-            return Err(bad("ecc.bch_t", self.bch_t, &format!("0 (adaptive) or at most {}", crate::ecc::bch::MAX_T)));
-        }
         let b = &self.bch;
         if b.k_bytes == 0 || (self.scheme == EccScheme::Bch && b.k_bytes > page_size) {
             return Err(bad("ecc.bch.k_bytes", b.k_bytes, "between 1 and geometry.page_size"));
@@ -71,11 +72,45 @@ impl EccConfig {
         if b.m != 0 && !(3..=32).contains(&b.m) {
             return Err(bad("ecc.bch.m", b.m, "0 (automatic) or 3 to 32"));
         }
+        // Beyond what its codeword can correct a code's UBER is 0 by construction.
+        let max_t = match (self.scheme, b.max_t()) {
+            (EccScheme::Bch, Some(t)) => t,
+            (EccScheme::Bch, None) => {
+                return Err(bad(
+                    "ecc.bch.m",
+                    b.m,
+                    &format!(
+                        "0 (automatic) or a field whose codewords (2^m - 1 bits) hold the {} data bits of ecc.bch.k_bytes and their parity",
+                        b.data_bits()
+                    ),
+                ))
+            }
+            _ => crate::ecc::bch::MAX_T,
+        };
+        if self.bch_t > max_t {
+            return Err(bad(
+                "ecc.bch_t",
+                self.bch_t,
+                &format!("0 (adaptive) or at most {max_t}, the most a code of ecc.bch.k_bytes = {} can correct", b.k_bytes),
+            ));
+        }
         positive_f64("ecc.bch.clock_mhz", b.clock_mhz)?;
         positive_u32("ecc.bch.parallelism", b.parallelism)?;
+        let slowest = b.decode_ns(MAX_T) as f64;
+        if !(slowest < MAX_DURATION_NS) {
+            return Err(bad("ecc.bch.clock_mhz", b.clock_mhz, "a clock at which the slowest decode (t = 4096) takes less than a year"));
+        }
         let l = &self.ldpc;
         positive_f64("ecc.ldpc.hard_us", l.hard_us)?;
         positive_f64("ecc.ldpc.soft_us", l.soft_us)?;
+        if l.soft_levels > MAX_SOFT_LEVELS {
+            return Err(bad("ecc.ldpc.soft_levels", l.soft_levels, &format!("at most {MAX_SOFT_LEVELS}")));
+        }
+        // The slowest decode tries every soft level, then RAID.
+        duration_ns("ecc.ldpc.hard_us", l.hard_us, Zero::Allowed)?;
+        duration_ns("ecc.ldpc.soft_us", l.soft_us * l.soft_levels as f64, Zero::Allowed).map_err(|_| {
+            bad("ecc.ldpc.soft_us", l.soft_us, &format!("a time whose {} soft levels take at most a year", l.soft_levels))
+        })?;
         fraction("ecc.ldpc.hard_limit", l.hard_limit, true, true)?;
         fraction("ecc.ldpc.soft_limit", l.soft_limit, true, true)?;
         if l.soft_limit < l.hard_limit {

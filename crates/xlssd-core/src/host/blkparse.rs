@@ -11,7 +11,7 @@
 //! (F, B) and requests without data (N) carry nothing the simulator models and are
 //! skipped; a flush with data (`FWFS 8 + 8`) is replayed as the write it carries.
 
-use super::trace::{parse_u64, LineParser};
+use super::trace::{parse_u64, quote, LineParser};
 use super::{Op, Request};
 
 const EXPECTED: &str = "expected a blkparse event: maj,min cpu seq seconds pid action rwbs sector + count";
@@ -65,7 +65,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     counter(pid, "pid")?;
     let arrival_ns = seconds_to_ns(time)?;
     if !rwbs.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(format!("rwbs `{rwbs}` is not a set of flags like R, WS, FWFS"));
+        return Err(format!("rwbs `{}` is not a set of flags like R, WS, FWFS", quote(rwbs)));
     }
     if rwbs.contains('D') || rwbs.contains('N') {
         return Ok(None);
@@ -79,7 +79,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     } else if rwbs.contains('W') {
         Op::Write
     } else {
-        return Err(format!("rwbs `{rwbs}` is neither a read (R) nor a write (W)"));
+        return Err(format!("rwbs `{}` is neither a read (R) nor a write (W)", quote(rwbs)));
     };
     let (sector, count) = match (sector, plus, count) {
         (Some(s), Some("+"), Some(c)) => (s, c),
@@ -105,14 +105,14 @@ fn counter(field: &str, name: &str) -> Result<(), String> {
     if is_digits(field) {
         Ok(())
     } else {
-        Err(format!("{name} `{field}` is not a non-negative integer; {EXPECTED}"))
+        Err(format!("{name} `{}` is not a non-negative integer; {EXPECTED}", quote(field)))
     }
 }
 
 /// `seconds.fraction` to ns, exactly (no floating point): `1.5` is 1_500_000_000.
 /// Digits beyond nanoseconds are dropped.
 pub fn seconds_to_ns(field: &str) -> Result<u64, String> {
-    let bad = || format!("time `{field}` is not a number of seconds like 0.000123456");
+    let bad = || format!("time `{}` is not a number of seconds like 0.000123456", quote(field));
     let (int, frac) = field.split_once('.').unwrap_or((field, ""));
     if !is_digits(int) || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
@@ -125,13 +125,14 @@ pub fn seconds_to_ns(field: &str) -> Result<u64, String> {
     }
     secs.checked_mul(1_000_000_000)
         .and_then(|s| s.checked_add(ns))
-        .ok_or_else(|| format!("time `{field}` is too large (at most ~584 years)"))
+        .ok_or_else(|| format!("time `{}` is too large (at most ~584 years)", quote(field)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::host::trace::test_util::{assert_bad, read_all};
+    use crate::error::Error;
     use crate::host::TraceFormat::Blkparse;
 
     const SAMPLE: &str = "\
@@ -209,7 +210,13 @@ Skips: 0 forward (0 -   0.0%)
     #[test]
     fn non_event_lines_and_other_actions_are_not_checked() {
         let text = "8,0 0 1 0.1 1 C W garbage\n8,0 0 1 zz 1 X\nhello world\n1 2 3 4 5\n";
-        assert_eq!(read_all(Blkparse, text, false).unwrap(), (vec![], 0));
+        let (reqs, skipped) = read_all(Blkparse, &format!("{text}8,0 0 1 0.1 1 Q W 0 + 8 [a]\n"), false).unwrap();
+        assert_eq!((reqs.len(), skipped), (1, 0));
+        // Without a queued event there is nothing to replay.
+        match read_all(Blkparse, text, false) {
+            Err(Error::Io { message, .. }) => assert!(message.contains("no requests"), "{message}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

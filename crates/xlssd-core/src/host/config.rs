@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ranges::{bad, fraction, positive_f64, positive_u32};
+use crate::config::ranges::{bad, duration_ns, fraction, positive_f64, positive_u32, show_f64, Zero};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,13 +157,35 @@ impl WorkloadConfig {
                 message: format!("cannot be combined with {}; choose one skew", k("hot_fraction")),
             });
         }
-        if !(self.interarrival_us.is_finite() && self.interarrival_us >= 0.0) {
-            return Err(bad(&k("interarrival_us"), self.interarrival_us, "a number >= 0"));
-        }
+        duration_ns(&k("interarrival_us"), self.interarrival_us, Zero::Allowed)?;
         if self.iodepth == 0 && self.interarrival_us == 0.0 {
             return Err(Error::Config {
                 key: k("iodepth"),
                 message: "is 0 (open loop) but interarrival_us is 0 too; give one of them".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// In open loop, the `n` arrivals, `interarrival_us` apart on average and scaled by
+    /// `time_scale` (`host.time_scale`), must span well under [`super::MAX_ARRIVAL_NS`]
+    /// (half of it, so that the randomness of the gaps cannot reach it).
+    pub fn check_arrival_span(&self, prefix: &str, time_scale: f64) -> Result<()> {
+        if self.iodepth != 0 {
+            return Ok(());
+        }
+        let span_ns = self.n as f64 * self.interarrival_us * crate::sim::NS_PER_US * time_scale;
+        if span_ns > (super::MAX_ARRIVAL_NS / 2) as f64 {
+            return Err(Error::Config {
+                key: format!("{prefix}.interarrival_us"),
+                message: format!(
+                    "{} us between {} arrivals (scaled by host.time_scale = {}) spans about {span_ns:e} ns, \
+                     beyond the simulated-time limit of {} ns (about 146 years); expected fewer requests or shorter gaps",
+                    show_f64(self.interarrival_us),
+                    self.n,
+                    show_f64(time_scale),
+                    super::MAX_ARRIVAL_NS
+                ),
             });
         }
         Ok(())

@@ -19,6 +19,18 @@ use crate::error::Result;
 /// Bytes in one logical block address (sector), the unit every trace format is converted to.
 pub use crate::nand::SECTOR_BYTES;
 
+/// The latest arrival a workload may have, in simulated ns after its first request (2^62
+/// ns, about 146 years): far beyond any trace, and far enough below 2^64 that the times
+/// the device adds to it cannot overflow.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
+
+/// An arrival `after_first_ns` after the first request, scaled by `host.time_scale` and
+/// rounded as open-loop replay schedules it, or `None` beyond [`MAX_ARRIVAL_NS`].
+pub fn scaled_arrival_ns(after_first_ns: u64, time_scale: f64) -> Option<u64> {
+    let ns = after_first_ns as f64 * time_scale;
+    (ns <= MAX_ARRIVAL_NS as f64).then(|| crate::sim::round_u64(ns))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {

@@ -8,7 +8,7 @@
 //! This is the format of the largest traces, so parsing avoids allocation entirely on
 //! well-formed lines.
 
-use super::trace::{parse_u64, LineParser};
+use super::trace::{parse_u64, quote, LineParser};
 use super::{Op, Request};
 
 /// What a line must look like, repeated in every message about a short or long line.
@@ -50,12 +50,12 @@ pub fn parse(line: &str) -> Result<Request, String> {
     let op = match kind {
         "0" => Op::Write,
         "1" => Op::Read,
-        other => return Err(format!("type `{other}` is neither 0 (write) nor 1 (read)")),
+        other => return Err(format!("type `{}` is neither 0 (write) nor 1 (read)", quote(other))),
     };
     let approx = match fields.next() {
         None | Some("0") => false,
         Some("1") => true,
-        Some(other) => return Err(format!("approximate flag `{other}` is neither 0 (precise) nor 1 (approximate)")),
+        Some(other) => return Err(format!("approximate flag `{}` is neither 0 (precise) nor 1 (approximate)", quote(other))),
     };
     Ok(Request { arrival_ns, lba, sectors, op, approx })
 }

@@ -7,7 +7,7 @@
 //! number and response time are not used: requests of all disks are replayed onto one
 //! device.
 
-use super::trace::{parse_u64, LineParser};
+use super::trace::{parse_u64, quote, LineParser};
 use super::{Op, Request, SECTOR_BYTES};
 
 const EXPECTED: &str = "expected 7 comma-separated fields: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
@@ -51,7 +51,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     } else if kind.eq_ignore_ascii_case("write") {
         Op::Write
     } else {
-        return Err(format!("Type `{kind}` is neither Read nor Write"));
+        return Err(format!("Type `{}` is neither Read nor Write", quote(kind)));
     };
     let offset = parse_u64(offset, "Offset")?;
     let size = parse_u64(size, "Size")?;

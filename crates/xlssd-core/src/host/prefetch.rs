@@ -58,6 +58,29 @@ impl Prefetch {
         });
         Prefetch { rx, current: Vec::new().into_iter(), end: None, name, skipped: 0, queue_depth }
     }
+
+    /// Waits for the first chunk, so that a trace failing within it (empty, no requests, an
+    /// overlong or malformed line near the start) is refused before the simulator sets up
+    /// a device it would not run.
+    pub fn started(mut self) -> Result<Prefetch> {
+        self.receive()?;
+        match &self.end {
+            Some(Err(e)) => Err(e.clone()),
+            _ => Ok(self),
+        }
+    }
+
+    fn receive(&mut self) -> Result<()> {
+        match self.rx.recv() {
+            Ok(chunk) => {
+                self.current = chunk.requests.into_iter();
+                self.skipped = chunk.skipped;
+                self.end = chunk.end;
+                Ok(())
+            }
+            Err(_) => Err(Error::Io { path: self.name.clone(), message: "the trace reader stopped unexpectedly".into() }),
+        }
+    }
 }
 
 impl RequestSource for Prefetch {
@@ -69,16 +92,7 @@ impl RequestSource for Prefetch {
             if let Some(end) = &self.end {
                 return end.clone().map(|()| None);
             }
-            match self.rx.recv() {
-                Ok(chunk) => {
-                    self.current = chunk.requests.into_iter();
-                    self.skipped = chunk.skipped;
-                    self.end = chunk.end;
-                }
-                Err(_) => {
-                    return Err(Error::Io { path: self.name.clone(), message: "the trace reader stopped unexpectedly".into() })
-                }
-            }
+            self.receive()?;
         }
     }
 
@@ -129,6 +143,16 @@ mod tests {
         }
         assert_eq!(p.next_request().unwrap(), None);
         assert_eq!(p.next_request().unwrap(), None);
+    }
+
+    #[test]
+    fn an_error_in_the_first_chunk_is_reported_at_the_start() {
+        assert!(matches!(
+            Prefetch::new(Box::new(Counting { n: 0, fail_at: Some(5) })).started(),
+            Err(Error::Trace { line: 6, .. })
+        ));
+        let mut p = Prefetch::new(Box::new(Counting { n: 0, fail_at: Some(5_000) })).started().unwrap();
+        assert_eq!(p.next_request().unwrap().unwrap().lba, 1);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! base config.
 
 use super::config::{RwMode, WorkloadConfig};
+use super::trace::quote;
 use crate::error::{Error, Result};
 
 /// Every key a spec may set, in the order messages list them.
@@ -18,14 +19,14 @@ impl WorkloadConfig {
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(Error::Config {
-                    key: format!("workload.{item}"),
-                    message: format!("`{item}` is not of the form key=value (known keys: {})", KEYS.join(", ")),
+                    key: format!("workload.{}", quote(item)),
+                    message: format!("`{}` is not of the form key=value (known keys: {})", quote(item), KEYS.join(", ")),
                 });
             };
             let (key, value) = (key.trim(), value.trim());
             let bad = |expected: &str| Error::Config {
                 key: format!("workload.{key}"),
-                message: format!("`{value}` is not {expected}"),
+                message: format!("`{}` is not {expected}", quote(value)),
             };
             match key {
                 "rw" => {
@@ -38,7 +39,7 @@ impl WorkloadConfig {
                 }
                 "n" => {
                     cfg.n =
-                        parse_uint(value).ok_or_else(|| bad("a positive integer (underscores allowed: 1_000_000)"))?
+                        parse_uint(value).ok_or_else(|| bad("a positive integer (digits, grouped by underscores in threes if you like: 1_000_000)"))?
                 }
                 "iodepth" => {
                     cfg.iodepth = parse_uint(value)
@@ -57,7 +58,7 @@ impl WorkloadConfig {
                 }
                 _ => {
                     return Err(Error::Config {
-                        key: format!("workload.{key}"),
+                        key: format!("workload.{}", quote(key)),
                         message: format!("unknown key (known keys: {})", KEYS.join(", ")),
                     })
                 }
@@ -80,12 +81,14 @@ fn parse_rw(value: &str) -> Option<RwMode> {
     })
 }
 
-/// A non-negative integer; underscores between digits are allowed for readability.
+/// A non-negative integer, its digits optionally grouped in threes by underscores
+/// (`1_000_000`). Rust's and Python's own parsers accept more (`1__0`, `1_0`, `+1`, `١`),
+/// none of which a person writing a count means.
 fn parse_uint(value: &str) -> Option<u64> {
-    if !value.starts_with(|c: char| c.is_ascii_digit())
-        || value.ends_with('_')
-        || !value.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-    {
+    let mut groups = value.split('_');
+    let first = groups.next()?;
+    let digits = |g: &str| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit());
+    if !digits(first) || (value.contains('_') && first.len() > 3) || !groups.all(|g| g.len() == 3 && digits(g)) {
         return None;
     }
     value.bytes().filter(|&b| b != b'_').try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add((b - b'0') as u64))
@@ -106,9 +109,39 @@ fn parse_size(value: &str) -> Option<u64> {
     parse_uint(number)?.checked_mul(1u64 << shift)
 }
 
-/// A finite decimal number (`nan` and `inf` are rejected here rather than by validation,
-/// whose message would be less clear about them).
+/// A finite decimal number: an optional minus sign, digits with an optional decimal point,
+/// and an optional exponent (`0.5`, `-1`, `.25`, `1e-3`). `str::parse` also takes `nan`,
+/// `inf`, `infinity` and a leading `+`, which no setting here means.
 fn parse_float(value: &str) -> Option<f64> {
+    let b = value.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut mantissa = digits(&mut i);
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        mantissa += digits(&mut i);
+    }
+    if mantissa == 0 {
+        return None;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
     value.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
@@ -171,12 +204,42 @@ mod tests {
     fn integers_allow_underscores_only_between_digits() {
         assert_eq!(parse_uint("1_000_000"), Some(1_000_000));
         assert_eq!(parse_uint("0"), Some(0));
-        for s in ["", "_1", "1_", "1e6", "+1", "-1", "1.0", "18446744073709551616"] {
+        assert_eq!(parse_uint("12_345"), Some(12_345));
+        assert_eq!(parse_uint("007"), Some(7));
+        for s in ["", "_1", "1_", "1e6", "+1", "-1", "1.0", "18446744073709551616", "1__0", "1_0", "1_00", "1_0000", "1234_567", "1 000", "١"] {
             assert_eq!(parse_uint(s), None, "{s}");
         }
         let (key, message) = err_key("n=1e6");
         assert_eq!(key, "workload.n");
         assert!(message.contains("`1e6`") && message.contains("integer"), "{message}");
+    }
+
+    #[test]
+    fn floats_are_plain_decimals() {
+        for (s, v) in [("0.5", 0.5), ("-1", -1.0), (".25", 0.25), ("5.", 5.0), ("1e-3", 1e-3), ("2E+2", 200.0), ("70", 70.0)] {
+            assert_eq!(parse_float(s), Some(v), "{s}");
+        }
+        for s in ["", "nan", "inf", "-inf", "infinity", "+1", "1_0", "1e", "e5", ".", "-", "0x10", "1.2.3", " 1", "1e400", "--1"] {
+            assert_eq!(parse_float(s), None, "{s}");
+        }
+        let (key, message) = err_key("n=1__0");
+        assert_eq!(key, "workload.n");
+        assert!(message.contains("`1__0`"), "{message}");
+        let (key, message) = err_key("span=1_0");
+        assert_eq!(key, "workload.span");
+        assert!(message.contains("fraction"), "{message}");
+    }
+
+    #[test]
+    fn quoted_input_is_escaped_and_cut() {
+        let (key, message) = err_key("rw=\x1b[2J");
+        assert_eq!(key, "workload.rw");
+        assert!(message.contains("`\\x1b[2J`"), "{message}");
+        let long = format!("bs={}", "9".repeat(10_000));
+        let (_, message) = err_key(&long);
+        assert!(message.len() < 200, "{message}");
+        let (key, _) = err_key("\x1b=1");
+        assert_eq!(key, "workload.\\x1b");
     }
 
     #[test]

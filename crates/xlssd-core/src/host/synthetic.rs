@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp1, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{Op, Request, RequestSource, SECTOR_BYTES};
+use super::{Op, Request, RequestSource, MAX_ARRIVAL_NS, SECTOR_BYTES};
 use super::config::{RwMode, WorkloadConfig};
 use crate::error::{Error, Result};
 
@@ -28,6 +28,8 @@ pub struct SyntheticSource {
     /// Open loop: mean gap between arrivals in ns; closed loop: `None`.
     mean_gap_ns: Option<f64>,
     now_ns: u64,
+    /// `host.time_scale`, by which open-loop replay multiplies the arrivals.
+    time_scale: f64,
     iodepth: u32,
     /// Slots whose hash falls below this are approximate.
     approx: f64,
@@ -121,10 +123,19 @@ impl SyntheticSource {
             remaining: cfg.n,
             mean_gap_ns: (cfg.iodepth == 0).then_some(cfg.interarrival_us * 1000.0),
             now_ns: 0,
+            time_scale: 1.0,
             iodepth: cfg.iodepth,
             approx: cfg.approx,
             approx_salt: seed,
         })
+    }
+
+    /// The generator for a run that scales arrivals by `time_scale` (`host.time_scale`):
+    /// refused if `cfg`'s arrivals would then reach beyond [`super::MAX_ARRIVAL_NS`].
+    pub fn with_time_scale(mut self, cfg: &WorkloadConfig, time_scale: f64) -> Result<Self> {
+        cfg.check_arrival_span("workload", time_scale)?;
+        self.time_scale = time_scale;
+        Ok(self)
     }
 
     /// Number of `bs`-sized slots the requests address.
@@ -186,6 +197,19 @@ impl RequestSource for SyntheticSource {
                 let gap: f64 = Exp1.sample(&mut self.rng);
                 // Integer accumulation keeps ns resolution however long the run.
                 self.now_ns = self.now_ns.saturating_add((gap * mean).round() as u64);
+                // `check_arrival_span` leaves a margin no run of gaps is likely to cross;
+                // one that does still must not overflow the engine's clock.
+                if super::scaled_arrival_ns(self.now_ns, self.time_scale).is_none() {
+                    return Err(Error::Config {
+                        key: "workload.interarrival_us".into(),
+                        message: format!(
+                            "the random gaps put a request {} ns after the start (scaled by host.time_scale = {}), beyond the simulated-time limit of {} ns; expected fewer requests or shorter gaps",
+                            self.now_ns,
+                            crate::config::ranges::show_f64(self.time_scale),
+                            MAX_ARRIVAL_NS
+                        ),
+                    });
+                }
                 self.now_ns
             }
         };
@@ -399,8 +423,39 @@ mod tests {
             let c = WorkloadConfig { hot_fraction, hot_space, n: 2000, ..cfg(RwMode::Randrw) };
             assert!(all(&c, 80, 1).iter().all(|r| r.lba / 8 < 10));
         }
+    }
+
+    #[test]
+    fn arrivals_beyond_the_time_limit_are_refused() {
+        let key_of = |r: Result<SyntheticSource>| match r {
+            Err(Error::Config { key, .. }) => key,
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("accepted"),
+        };
         let slow = WorkloadConfig { iodepth: 0, interarrival_us: 1e300, n: 3, ..cfg(RwMode::Randrw) };
-        assert!(all(&slow, 80, 1).iter().all(|r| r.arrival_ns == u64::MAX));
+        assert_eq!(key_of(SyntheticSource::new(&slow, 80, 1)), "workload.interarrival_us");
+        // A year between arrivals is allowed, but not a million times that.
+        let year = WorkloadConfig { interarrival_us: 3.2e13, ..slow };
+        let src = SyntheticSource::new(&year, 80, 1).unwrap();
+        assert_eq!(key_of(src.with_time_scale(&year, 1e6)), "workload.interarrival_us");
+        let reqs = all(&year, 80, 1);
+        assert!(reqs.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns) && reqs[2].arrival_ns < MAX_ARRIVAL_NS);
+        // Gaps that pass the up-front check but add up to more still end in an error.
+        let long = WorkloadConfig { n: 1000, ..year };
+        let mut src = SyntheticSource::new(&long, 80, 1).unwrap();
+        let mut n = 0;
+        let err = loop {
+            match src.next_request() {
+                Ok(Some(r)) => {
+                    assert!(r.arrival_ns <= MAX_ARRIVAL_NS);
+                    n += 1;
+                }
+                Ok(None) => panic!("all {n} requests within the limit"),
+                Err(e) => break e,
+            }
+        };
+        assert!(n > 100 && n < 1000, "{n}");
+        assert!(matches!(err, Error::Config { ref key, .. } if key == "workload.interarrival_us"), "{err:?}");
     }
 
     #[test]

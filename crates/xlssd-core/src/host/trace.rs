@@ -9,16 +9,20 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 
-use super::{detect, Request, RequestSource, TraceFormat};
-use crate::error::{Error, Result};
+use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
+use crate::error::{printable, Error, Result};
 
-/// Lines longer than this are rejected instead of being buffered: a file without line
-/// breaks (a binary file given by mistake) must not be read into memory whole.
+/// A line longer than this ends the read with an error, even when bad lines are skipped:
+/// a file without line breaks (a binary file or `/dev/zero` given by mistake) must be
+/// neither buffered whole nor read to its end looking for one.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Offending text in an error is cut to this many characters, so that one bad line cannot
 /// flood the terminal.
 pub const MAX_ERROR_TEXT_CHARS: usize = 200;
+
+/// A field quoted in a message is cut to this many characters.
+pub const MAX_FIELD_CHARS: usize = 40;
 
 /// Detection stops peeking after this many bytes even if it has not seen
 /// [`detect::MAX_LINES`] lines (a file starting with a huge comment block).
@@ -59,13 +63,16 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// The next line with content, as (line number, text without surrounding ASCII whitespace),
-    /// or `None` at the end of the input. A line that is not UTF-8 or too long goes
-    /// through [`LineReader::reject`] like any other malformed line.
+    /// or `None` at the end of the input. A line that is not UTF-8 goes through
+    /// [`LineReader::reject`] like any other malformed line; a line over
+    /// [`MAX_LINE_BYTES`] is an error whether or not bad lines are skipped.
     pub fn next_line(&mut self) -> Result<Option<(u64, &str)>> {
         loop {
             match self.read_raw_line()? {
                 None => return Ok(None),
-                Some(RawLine::TooLong) => self.reject(format!("line is longer than {MAX_LINE_BYTES} bytes"))?,
+                Some(RawLine::TooLong) => {
+                    return Err(too_long(&self.path, self.line_no, &self.line));
+                }
                 Some(RawLine::NotUtf8) => self.reject("line is not valid UTF-8 text".to_string())?,
                 Some(RawLine::Text) => {
                     let t = self.line.trim_ascii();
@@ -78,8 +85,7 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// Reads one physical line into `self.line` (without its line break). Returns `None`
-    /// at the end of the input. A line over [`MAX_LINE_BYTES`] has its rest consumed and
-    /// dropped.
+    /// at the end of the input. Of a line over [`MAX_LINE_BYTES`] only the start is read.
     fn read_raw_line(&mut self) -> Result<Option<RawLine>> {
         let mut bytes = std::mem::take(&mut self.line).into_bytes();
         bytes.clear();
@@ -96,7 +102,6 @@ impl<R: BufRead> LineReader<R> {
         if bytes.last() == Some(&b'\n') {
             bytes.pop();
         } else if bytes.len() > MAX_LINE_BYTES {
-            self.discard_rest_of_line()?;
             status = RawLine::TooLong;
         }
         match String::from_utf8(bytes) {
@@ -111,29 +116,6 @@ impl<R: BufRead> LineReader<R> {
         Ok(Some(status))
     }
 
-    fn discard_rest_of_line(&mut self) -> Result<()> {
-        loop {
-            let avail = match self.reader.fill_buf() {
-                Ok(a) => a,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_error(e)),
-            };
-            if avail.is_empty() {
-                return Ok(());
-            }
-            match avail.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    self.reader.consume(i + 1);
-                    return Ok(());
-                }
-                None => {
-                    let len = avail.len();
-                    self.reader.consume(len);
-                }
-            }
-        }
-    }
-
     fn io_error(&self, e: std::io::Error) -> Error {
         Error::Io { path: self.path.clone(), message: format!("read failed after line {}: {e}", self.line_no) }
     }
@@ -145,7 +127,18 @@ impl<R: BufRead> LineReader<R> {
             self.skipped += 1;
             return Ok(());
         }
-        Err(Error::Trace { file: self.path.clone(), line: self.line_no, text: shorten(self.line.trim()), message })
+        Err(self.error(message))
+    }
+
+    /// An [`Error::Trace`] about the current line, naming file, line and (trimmed,
+    /// shortened, escaped) text.
+    pub fn error(&self, message: String) -> Error {
+        Error::Trace { file: self.path.clone(), line: self.line_no, text: shorten(self.line.trim()), message }
+    }
+
+    /// Physical lines read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.line_no
     }
 
     pub fn path(&self) -> &str {
@@ -158,29 +151,39 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
-/// Cuts `text` to [`MAX_ERROR_TEXT_CHARS`] characters (on a character boundary), marking
-/// the cut with "...".
+/// `text` as an error shows a line: escaped by [`printable`] and cut to
+/// [`MAX_ERROR_TEXT_CHARS`] characters, the cut marked with "...".
 pub fn shorten(text: &str) -> String {
-    if text.chars().count() <= MAX_ERROR_TEXT_CHARS {
-        return text.to_string();
+    printable(text, MAX_ERROR_TEXT_CHARS)
+}
+
+/// `field` as a message quotes it: escaped by [`printable`] and cut to [`MAX_FIELD_CHARS`].
+pub fn quote(field: &str) -> String {
+    printable(field, MAX_FIELD_CHARS)
+}
+
+/// The error for a line over [`MAX_LINE_BYTES`], of which `start` was read.
+fn too_long(path: &str, line: u64, start: &str) -> Error {
+    Error::Trace {
+        file: path.to_string(),
+        line,
+        text: shorten(start.trim()),
+        message: format!("line is longer than {MAX_LINE_BYTES} bytes, the limit on one trace line; is this a trace?"),
     }
-    let mut s: String = text.chars().take(MAX_ERROR_TEXT_CHARS - 3).collect();
-    s.push_str("...");
-    s
 }
 
 /// Parses a field that must be a non-negative decimal integer, naming the field in the
 /// message otherwise. Digits only: `str::parse` alone would also take a leading `+`, which
 /// no trace writes, so it most likely marks a corrupted line.
 pub fn parse_u64(field: &str, name: &str) -> Result<u64, String> {
-    let not_integer = || format!("{name} `{field}` is not a non-negative integer");
+    let not_integer = || format!("{name} `{}` is not a non-negative integer", quote(field));
     if !field.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
         return Err(not_integer());
     }
     field.parse::<u64>().map_err(|_| {
         // `parse` reports overflow before looking at all the characters.
         if field.bytes().all(|b| b.is_ascii_digit()) {
-            format!("{name} `{field}` is too large (at most {})", u64::MAX)
+            format!("{name} `{}` is too large (at most {})", quote(field), u64::MAX)
         } else {
             not_integer()
         }
@@ -199,12 +202,58 @@ pub trait LineParser {
 pub struct TraceReader<R, P> {
     lines: LineReader<R>,
     parser: P,
+    requests: u64,
+    /// Open-loop replay multiplies arrivals (after the first) by this: an arrival that
+    /// would then lie beyond [`MAX_ARRIVAL_NS`] is a bad line. `None` in closed loop.
+    time_scale: Option<f64>,
+    first_arrival: Option<u64>,
 }
 
 impl<R: BufRead, P: LineParser> TraceReader<R, P> {
     /// `path` is what messages call the input.
     pub fn new(reader: R, path: impl Into<String>, skip_bad_lines: bool, parser: P) -> Self {
-        TraceReader { lines: LineReader::new(reader, path, skip_bad_lines), parser }
+        TraceReader {
+            lines: LineReader::new(reader, path, skip_bad_lines),
+            parser,
+            requests: 0,
+            time_scale: None,
+            first_arrival: None,
+        }
+    }
+
+    /// Checks every arrival, relative to the first and scaled by `time_scale`, against
+    /// [`MAX_ARRIVAL_NS`].
+    pub fn with_time_scale(mut self, time_scale: Option<f64>) -> Self {
+        self.time_scale = time_scale;
+        self
+    }
+
+    /// A message if `req`'s arrival, as open-loop replay will schedule it, lies beyond
+    /// [`MAX_ARRIVAL_NS`].
+    fn arrival_beyond_horizon(&mut self, req: &Request) -> Option<String> {
+        let scale = self.time_scale?;
+        let first = *self.first_arrival.get_or_insert(req.arrival_ns);
+        let after = req.arrival_ns.saturating_sub(first);
+        super::scaled_arrival_ns(after, scale).is_none().then(|| {
+            format!(
+                "arrives {after} ns after the first request, {:e} ns with host.time_scale = {}: beyond the \
+                 simulated-time limit of {MAX_ARRIVAL_NS} ns (about 146 years)",
+                after as f64 * scale,
+                crate::config::ranges::show_f64(scale)
+            )
+        })
+    }
+
+    fn no_requests(&self) -> Error {
+        let lines = self.lines.lines_read();
+        let why = match (lines, self.lines.skipped()) {
+            (0, _) => "the trace is empty".to_string(),
+            (n, 0) => format!(
+                "none of its {n} line(s) is a request (only blank lines, comments, headers or events that are not replayed)"
+            ),
+            (n, skipped) => format!("{skipped} of its {n} line(s) were malformed and skipped, and no other is a request"),
+        };
+        Error::Io { path: self.lines.path().to_string(), message: format!("no requests to replay: {why}") }
     }
 }
 
@@ -212,11 +261,18 @@ impl<R: BufRead, P: LineParser> RequestSource for TraceReader<R, P> {
     fn next_request(&mut self) -> Result<Option<Request>> {
         loop {
             let parsed = match self.lines.next_line()? {
+                None if self.requests == 0 => return Err(self.no_requests()),
                 None => return Ok(None),
                 Some((_, line)) => self.parser.parse_line(line),
             };
             match parsed {
-                Ok(Some(req)) => return Ok(Some(req)),
+                Ok(Some(req)) => match self.arrival_beyond_horizon(&req) {
+                    Some(message) => self.lines.reject(message)?,
+                    None => {
+                        self.requests += 1;
+                        return Ok(Some(req));
+                    }
+                },
                 Ok(None) => {}
                 Err(message) => self.lines.reject(message)?,
             }
@@ -233,17 +289,26 @@ impl<R: BufRead, P: LineParser> RequestSource for TraceReader<R, P> {
 }
 
 /// Builds the reader for `format` over any buffered input (a file, or bytes in tests).
+/// `time_scale`, given for open-loop replay, bounds the arrivals (see
+/// [`TraceReader::with_time_scale`]).
 pub fn reader_for<R: BufRead + Send + 'static>(
     format: TraceFormat,
     reader: R,
     path: &str,
     skip_bad_lines: bool,
+    time_scale: Option<f64>,
 ) -> Box<dyn RequestSource + Send> {
+    fn boxed<R: BufRead + Send + 'static, P: LineParser + Send + 'static>(
+        r: TraceReader<R, P>,
+        time_scale: Option<f64>,
+    ) -> Box<dyn RequestSource + Send> {
+        Box::new(r.with_time_scale(time_scale))
+    }
     match format {
-        TraceFormat::Mqsim => Box::new(TraceReader::new(reader, path, skip_bad_lines, super::mqsim::MqsimParser)),
-        TraceFormat::Msr => Box::new(TraceReader::new(reader, path, skip_bad_lines, super::msr::MsrParser)),
+        TraceFormat::Mqsim => boxed(TraceReader::new(reader, path, skip_bad_lines, super::mqsim::MqsimParser), time_scale),
+        TraceFormat::Msr => boxed(TraceReader::new(reader, path, skip_bad_lines, super::msr::MsrParser), time_scale),
         TraceFormat::Blkparse => {
-            Box::new(TraceReader::new(reader, path, skip_bad_lines, super::blkparse::BlkparseParser))
+            boxed(TraceReader::new(reader, path, skip_bad_lines, super::blkparse::BlkparseParser), time_scale)
         }
     }
 }
@@ -258,17 +323,18 @@ type PeekedFile = Chain<Cursor<Vec<u8>>, BufReader<File>>;
 /// A missing or unreadable file is an [`Error::Io`] naming the path and the OS reason; an
 /// undetectable format is an [`Error::Io`] that says to pass `--format`.
 pub fn open_trace(path: &str, format: Option<TraceFormat>, skip_bad_lines: bool) -> Result<Box<dyn RequestSource>> {
-    open_trace_detected(path, format, skip_bad_lines).map(|(source, _)| source)
+    open_trace_detected(path, format, skip_bad_lines, None).map(|(source, _)| source)
 }
 
-/// Like [`open_trace`], also saying which format the trace was read as (given or detected).
+/// Like [`open_trace`], also saying which format the trace was read as (given or detected),
+/// and, for open-loop replay, bounding arrivals scaled by `time_scale`.
 pub fn open_trace_detected(
     path: &str,
     format: Option<TraceFormat>,
     skip_bad_lines: bool,
+    time_scale: Option<f64>,
 ) -> Result<(Box<dyn RequestSource>, TraceFormat)> {
-    let file = File::open(path)
-        .map_err(|e| Error::Io { path: path.to_string(), message: format!("cannot open trace: {e}") })?;
+    let file = open_input(path, "trace")?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let (format, prefix) = match format {
         Some(f) => (f, Vec::new()),
@@ -291,7 +357,44 @@ pub fn open_trace_detected(
         }
     };
     let input: PeekedFile = Cursor::new(prefix).chain(reader);
-    Ok((Box::new(super::prefetch::Prefetch::new(reader_for(format, input, path, skip_bad_lines))), format))
+    let source = reader_for(format, input, path, skip_bad_lines, time_scale);
+    Ok((Box::new(super::prefetch::Prefetch::new(source).started()?), format))
+}
+
+/// Opens an input (a trace, or another file of lines; `what` names it in messages) for
+/// reading: a regular file, a pipe or a character device; anything else (a directory, a
+/// block device, a socket) is refused. The open does not block: a named pipe that no
+/// process writes to reads as empty instead of waiting for a writer forever (a writer that
+/// opened it first is read as usual).
+pub fn open_input(path: &str, what: &str) -> Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::io::AsRawFd;
+
+    let io = |e: std::io::Error| Error::Io { path: path.to_string(), message: format!("cannot open {what}: {e}") };
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(io)?;
+    let kind = file.metadata().map_err(io)?.file_type();
+    let refuse = |kind: &str| Error::Io {
+        path: path.to_string(),
+        message: format!("cannot read {what} from {kind}; expected a regular file, a pipe or a character device"),
+    };
+    if kind.is_dir() {
+        return Err(refuse("a directory"));
+    }
+    if kind.is_block_device() {
+        return Err(refuse("a block device"));
+    }
+    if !(kind.is_file() || kind.is_fifo() || kind.is_char_device()) {
+        return Err(refuse("this kind of file"));
+    }
+    // Reads block again, so that a pipe whose writer is slow is waited for, not taken as
+    // ended.
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns, with integer arguments only.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io(std::io::Error::last_os_error()));
+    }
+    Ok(file)
 }
 
 /// Reads up to [`detect::MAX_LINES`] content lines for detection. Returns them and every byte
@@ -299,6 +402,7 @@ pub fn open_trace_detected(
 fn peek_lines(reader: &mut BufReader<File>, path: &str) -> Result<(Vec<String>, Vec<u8>)> {
     let mut prefix = Vec::new();
     let mut lines = Vec::new();
+    let mut line_no = 0u64;
     while lines.len() < detect::MAX_LINES && prefix.len() < DETECT_MAX_BYTES {
         let start = prefix.len();
         let n = reader
@@ -309,7 +413,11 @@ fn peek_lines(reader: &mut BufReader<File>, path: &str) -> Result<(Vec<String>, 
         if n == 0 {
             break;
         }
+        line_no += 1;
         let text = String::from_utf8_lossy(prefix.get(start..).unwrap_or_default());
+        if n > MAX_LINE_BYTES && !text.ends_with('\n') {
+            return Err(too_long(path, line_no, &text));
+        }
         let t = text.trim();
         if !t.is_empty() && !t.starts_with('#') {
             lines.push(t.to_string());
@@ -327,7 +435,7 @@ pub(crate) mod test_util {
 
     /// All requests of `text` read as `format`, or the first error.
     pub fn read_all(format: TraceFormat, text: &str, skip: bool) -> Result<(Vec<Request>, u64)> {
-        let mut src = reader_for(format, Cursor::new(text.as_bytes().to_vec()), "mem.trace", skip);
+        let mut src = reader_for(format, Cursor::new(text.as_bytes().to_vec()), "mem.trace", skip, None);
         let mut out = Vec::new();
         while let Some(r) = src.next_request()? {
             out.push(r);
@@ -396,17 +504,15 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_and_overlong_lines_are_bad_lines() {
-        let mut text = b"ok\n\xff\xfe bad\n".to_vec();
-        text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
-        text.extend(b"\nafter\n");
+    fn invalid_utf8_lines_are_bad_lines() {
+        let text = b"ok\n\xff\xfe bad\nafter\n".to_vec();
         let mut r = LineReader::new(Cursor::new(text.clone()), "x", true);
         let mut got = Vec::new();
         while let Some((n, l)) = r.next_line().unwrap() {
             got.push((n, l.to_string()));
         }
-        assert_eq!(got, vec![(1, "ok".to_string()), (4, "after".to_string())]);
-        assert_eq!(r.skipped(), 2);
+        assert_eq!(got, vec![(1, "ok".to_string()), (3, "after".to_string())]);
+        assert_eq!(r.skipped(), 1);
 
         let mut r = LineReader::new(Cursor::new(text), "x", false);
         assert!(r.next_line().unwrap().is_some());
@@ -414,6 +520,144 @@ mod tests {
             Err(Error::Trace { line: 2, message, .. }) => assert!(message.contains("UTF-8")),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_overlong_line_ends_the_read_even_when_skipping() {
+        let mut text = b"ok\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        text.extend(b"\nafter\n");
+        for skip in [false, true] {
+            let mut r = LineReader::new(Cursor::new(text.clone()), "x", skip);
+            assert!(r.next_line().unwrap().is_some());
+            match r.next_line() {
+                Err(Error::Trace { line: 2, message, text, .. }) => {
+                    assert!(message.contains("longer than 65536 bytes"), "{message}");
+                    assert_eq!(text.chars().count(), MAX_ERROR_TEXT_CHARS);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A line of exactly the limit is read.
+        let mut exact = vec![b'#'; MAX_LINE_BYTES];
+        exact.extend(b"\n1 0 0 8 0");
+        assert_eq!(read_all(TraceFormat::Mqsim, std::str::from_utf8(&exact).unwrap(), false).unwrap().0.len(), 1);
+    }
+
+    #[test]
+    fn an_endless_input_without_line_breaks_stops_at_the_limit() {
+        // /dev/zero never ends: only the limit stops it, with or without detection.
+        for format in [None, Some(TraceFormat::Mqsim)] {
+            let err = open_trace("/dev/zero", format, true).and_then(|mut s| s.next_request().map(|_| ()));
+            match err {
+                Err(Error::Trace { file, line: 1, message, text }) => {
+                    assert_eq!(file, "/dev/zero");
+                    assert!(message.contains("longer than"), "{message}");
+                    assert!(text.starts_with("\\x00\\x00"), "{text}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_trace_without_requests_is_an_error() {
+        for (format, text, why) in [
+            (TraceFormat::Mqsim, "", "is empty"),
+            (TraceFormat::Mqsim, "# only\n\n# comments\n", "none of its 3 line(s)"),
+            (TraceFormat::Msr, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n", "none of its 1 line(s)"),
+            (TraceFormat::Blkparse, "8,0 0 1 0.1 1 C W 0 + 8 [a]\n", "none of its 1 line(s)"),
+            (TraceFormat::Mqsim, "x\ny\n", "2 of its 2 line(s) were malformed"),
+        ] {
+            match read_all(format, text, true) {
+                Err(Error::Io { path, message }) => {
+                    assert_eq!(path, "mem.trace");
+                    assert!(message.starts_with("no requests to replay") && message.contains(why), "{message}");
+                }
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
+        let f = TempFile::new("header-only", b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
+        let err = open_trace(f.path(), None, false).and_then(|mut s| s.next_request()).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("{}: no requests", f.path())), "{err}");
+    }
+
+    #[test]
+    fn arrivals_scaled_beyond_the_time_limit_are_bad_lines() {
+        let text = "0 0 0 8 0\n4611686018427387904 0 0 8 0\n9223372036854775807 0 0 8 0\n";
+        let read = |scale: Option<f64>, skip: bool| {
+            let mut src = reader_for(TraceFormat::Mqsim, Cursor::new(text.as_bytes().to_vec()), "t", skip, scale);
+            let mut n = 0;
+            while src.next_request()?.is_some() {
+                n += 1;
+            }
+            Ok::<_, Error>((n, src.skipped_lines()))
+        };
+        assert_eq!(read(None, false).unwrap(), (3, 0));
+        assert_eq!(read(Some(1e-3), false).unwrap(), (3, 0));
+        assert_eq!(read(Some(1.0), true).unwrap(), (2, 1));
+        match read(Some(1.0), false) {
+            Err(Error::Trace { file, line: 3, message, .. }) => {
+                assert_eq!(file, "t");
+                assert!(message.contains("host.time_scale = 1") && message.contains("simulated-time limit"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match read(Some(4.0), false) {
+            Err(Error::Trace { line: 2, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn inputs_that_are_not_files_pipes_or_devices_are_refused() {
+        let dir = std::env::temp_dir();
+        match open_trace(dir.to_str().unwrap(), None, false) {
+            Err(Error::Io { message, .. }) => assert!(message.contains("a directory"), "{message}"),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("opened a directory"),
+        }
+    }
+
+    #[test]
+    fn a_named_pipe_nobody_writes_reads_as_empty() {
+        let path = std::env::temp_dir().join(format!("xlssd-host-test-{}-fifo", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let p = path.to_str().unwrap();
+        let start = std::time::Instant::now();
+        let err = open_trace(p, Some(TraceFormat::Mqsim), false).and_then(|mut s| s.next_request()).unwrap_err();
+        assert!(err.to_string().contains("no requests to replay: the trace is empty"), "{err}");
+        assert!(matches!(open_trace(p, None, false), Err(Error::Io { .. })));
+        // A writer that is there first is read in full, however slowly it writes. (It opens
+        // read-write to get in without a reader, then keeps only a write end.)
+        let (ready, is_ready) = std::sync::mpsc::channel();
+        let writer = {
+            let p = path.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                use std::os::unix::fs::OpenOptionsExt;
+                let mut both = std::fs::OpenOptions::new().read(true).write(true).open(&p).unwrap();
+                both.write_all(b"1 0 0 8 0\n").unwrap();
+                let mut w = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&p).unwrap();
+                drop(both);
+                ready.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                w.write_all(b"2 0 8 8 1\n").unwrap();
+            })
+        };
+        is_ready.recv().unwrap();
+        let mut src = open_trace(p, None, false).unwrap();
+        let mut got = 0;
+        while src.next_request().unwrap().is_some() {
+            got += 1;
+        }
+        assert_eq!(got, 2);
+        writer.join().unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(start.elapsed().as_secs() < 10);
     }
 
     #[test]
@@ -493,7 +737,7 @@ mod tests {
         assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false }]);
 
         // An explicit format is honoured, even where detection would say otherwise.
-        match open_trace(mqsim.path(), Some(TraceFormat::Msr), false).unwrap().next_request() {
+        match open_trace(mqsim.path(), Some(TraceFormat::Msr), false).and_then(|mut s| s.next_request()) {
             Err(Error::Trace { line: 2, .. }) => {}
             other => panic!("{other:?}"),
         }

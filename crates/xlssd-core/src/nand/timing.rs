@@ -1,5 +1,7 @@
+use crate::config::ranges::{duration_ns, transfer_ns, Zero, MAX_DURATION_NS};
 use crate::config::Config;
-use crate::sim::{us_to_ns, Time};
+use crate::error::{Error, Result};
+use crate::sim::Time;
 
 /// Operation latencies in nanoseconds, resolved from the config once.
 #[derive(Debug, Clone)]
@@ -28,28 +30,68 @@ pub struct EraseSuspend {
     pub min_left_ns: Time,
 }
 
+/// The largest request a source can produce: its length is a `u32` count of sectors.
+const MAX_REQUEST_BYTES: u64 = u32::MAX as u64 * crate::nand::SECTOR_BYTES;
+
 impl Timing {
+    /// The timing of a validated config ([`Config::validate`] runs [`Timing::checked`]).
     pub fn new(cfg: &Config) -> Timing {
+        Self::checked(cfg).unwrap_or_else(|e| panic!("Timing::new on a config that does not validate: {e}"))
+    }
+
+    /// Resolves every time and rate to nanoseconds, refusing, with the key named, a time
+    /// that does not fit in a year or rounds to 0 ns where the device cannot take no time:
+    /// a sense, a program, an erase, a channel's transfer of the pages of one command, and
+    /// the host interface's transfer of the largest request.
+    pub fn checked(cfg: &Config) -> Result<Timing> {
         let types = cfg.geometry.cell.bits_per_cell();
-        let read_ns = (0..types).map(|t| us_to_ns(cfg.timing.read_us.get(t))).collect();
-        let program_ns = (0..types).map(|t| us_to_ns(cfg.timing.program_us.get(t))).collect();
-        let channel_bytes_per_s = cfg.channel.rate_mts * 1e6 * cfg.channel.width_bits as f64 / 8.0;
-        let mut t = Timing {
+        let t = &cfg.timing;
+        let per_type = |key: &str, v: &crate::config::PerPageType| {
+            (0..types).map(|i| duration_ns(key, v.get(i), Zero::Refused)).collect::<Result<Vec<Time>>>()
+        };
+        let read_ns = per_type("timing.read_us", &t.read_us)?;
+        let program_ns = per_type("timing.program_us", &t.program_us)?;
+        let erase_ns = duration_ns("timing.erase_us", t.erase_us, Zero::Refused)?;
+        let suspend = EraseSuspend {
+            suspend_ns: duration_ns("timing.erase_suspend_us", t.erase_suspend_us, Zero::Allowed)?,
+            min_left_ns: duration_ns("timing.erase_suspend_min_left_us", t.erase_suspend_min_left_us, Zero::Allowed)?,
+        };
+
+        let ch = &cfg.channel;
+        let channel_bytes_per_s = ch.rate_mts * 1e6 * ch.width_bits as f64 / 8.0;
+        let page_bytes = cfg.geometry.page_size as u64;
+        let page_xfer_ns = transfer_ns("channel.rate_mts", ch.rate_mts, "one page over a channel", page_bytes, channel_bytes_per_s)?;
+        // A multi-plane program moves a unit of pages for every plane of its die at once.
+        let pages_per_command = cfg.geometry.planes_per_die as u64 * cfg.mapping.unit_pages(cfg.geometry.page_size) as u64;
+        if page_xfer_ns as f64 * pages_per_command as f64 > MAX_DURATION_NS {
+            return Err(Error::Config {
+                key: "channel.rate_mts".into(),
+                message: format!(
+                    "value {} is out of range: a command's {pages_per_command} pages take {} ns over the channel, longer than a year; expected a faster channel",
+                    ch.rate_mts,
+                    page_xfer_ns as f64 * pages_per_command as f64
+                ),
+            });
+        }
+
+        let gbps = cfg.host.interface_gbps;
+        let host_bytes_per_s = gbps * 1e9;
+        if gbps != 0.0 {
+            transfer_ns("host.interface_gbps", gbps, "the largest request over the host interface", MAX_REQUEST_BYTES, host_bytes_per_s)?;
+            transfer_ns("host.interface_gbps", gbps, "one sector over the host interface", crate::nand::SECTOR_BYTES, host_bytes_per_s)?;
+        }
+
+        Ok(Timing {
             read_ns,
             program_ns,
-            erase_ns: us_to_ns(cfg.timing.erase_us),
-            cmd_ns: cfg.timing.cmd_ns,
-            dram_ns: cfg.timing.dram_ns,
+            erase_ns,
+            cmd_ns: t.cmd_ns,
+            dram_ns: t.dram_ns,
             channel_bytes_per_s,
-            host_bytes_per_s: cfg.host.interface_gbps * 1e9,
-            page_xfer_ns: 0,
-            erase_suspend: cfg.timing.erase_suspend.then(|| EraseSuspend {
-                suspend_ns: us_to_ns(cfg.timing.erase_suspend_us),
-                min_left_ns: us_to_ns(cfg.timing.erase_suspend_min_left_us),
-            }),
-        };
-        t.page_xfer_ns = t.channel_xfer_ns(cfg.geometry.page_size as u64);
-        t
+            host_bytes_per_s,
+            page_xfer_ns,
+            erase_suspend: t.erase_suspend.then_some(suspend),
+        })
     }
 
     #[inline]
@@ -74,5 +116,67 @@ impl Timing {
         } else {
             (bytes as f64 * 1e9 / self.host_bytes_per_s).ceil() as Time
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(set: impl FnOnce(&mut Config)) -> (String, String) {
+        let mut cfg = Config::default();
+        set(&mut cfg);
+        match cfg.validate() {
+            Err(Error::Config { key, message }) => (key, message),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_default_timing_is_unchanged() {
+        let t = Timing::new(&Config::default());
+        assert_eq!((t.read_ns(0), t.program_ns(1), t.erase_ns, t.page_xfer_ns), (50_000, 600_000, 3_000_000, 10_240));
+        assert_eq!(t.host_xfer_ns(4096), 0);
+    }
+
+    #[test]
+    fn operation_times_that_overflow_or_vanish_are_refused() {
+        use crate::config::PerPageType;
+        for us in [2e16, 1e-12, 3.3e13] {
+            let (key, message) = err(|c| c.timing.read_us = PerPageType::Same(us));
+            assert_eq!(key, "timing.read_us", "{us}: {message}");
+            let (key, _) = err(|c| c.timing.program_us = PerPageType::PerType(vec![600.0, us]));
+            assert_eq!(key, "timing.program_us");
+            let (key, _) = err(|c| c.timing.erase_us = us);
+            assert_eq!(key, "timing.erase_us");
+        }
+        let (key, message) = err(|c| c.timing.read_us = PerPageType::Same(1e-4));
+        assert_eq!(key, "timing.read_us");
+        assert!(message.contains("rounds to 0 ns"), "{message}");
+        let (key, _) = err(|c| {
+            c.timing.erase_suspend = true;
+            c.timing.erase_suspend_us = 1e14;
+        });
+        assert_eq!(key, "timing.erase_suspend_us");
+    }
+
+    #[test]
+    fn rates_whose_transfers_overflow_or_vanish_are_refused() {
+        for rate in [1e-300, 1e-10, 1e303] {
+            let (key, message) = err(|c| c.channel.rate_mts = rate);
+            assert_eq!(key, "channel.rate_mts", "{rate}: {message}");
+        }
+        for rate in [1e-300, 1e-8] {
+            let (key, message) = err(|c| c.host.interface_gbps = rate);
+            assert_eq!(key, "host.interface_gbps", "{message}");
+            assert!(message.contains("largest request"), "{message}");
+        }
+        let (key, message) = err(|c| c.host.interface_gbps = 1e300);
+        assert_eq!(key, "host.interface_gbps");
+        assert!(message.contains("no time at all"), "{message}");
+        let mut cfg = Config::default();
+        cfg.host.interface_gbps = 1e-3;
+        cfg.channel.rate_mts = 0.01;
+        cfg.validate().unwrap();
     }
 }

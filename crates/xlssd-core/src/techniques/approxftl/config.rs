@@ -111,27 +111,28 @@ impl ApproxConfig {
     }
 }
 
-/// Reads a file of approximate sector ranges: `start end` per line, half-open.
+/// Reads a file of approximate sector ranges: `start end` per line, half-open. It is
+/// opened and read as a trace is, with the same limits and messages.
 fn read_ranges(path: &str) -> Result<Vec<[u64; 2]>> {
-    use crate::error::Error;
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.to_string(),
-        message: format!("cannot read scheme.approxftl.lba_ranges_file: {e}"),
-    })?;
+    use crate::host::trace::{open_input, parse_u64, LineReader};
+    let file = open_input(path, "scheme.approxftl.lba_ranges_file")?;
+    let mut lines = LineReader::new(std::io::BufReader::new(file), path, false);
     let mut ranges = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    while let Some((_, raw)) = lines.next_line()? {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let bad = |message: &str| Error::Trace { file: path.to_string(), line: i as u64 + 1, text: raw.trim().to_string(), message: message.to_string() };
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let [start, end] = fields[..] else { return Err(bad("expected two fields: start_sector end_sector")) };
-        let (Ok(start), Ok(end)) = (start.parse::<u64>(), end.parse::<u64>()) else {
-            return Err(bad("sectors must be non-negative integers"));
+        let [start, end] = fields[..] else {
+            return Err(lines.error("expected two fields: start_sector end_sector".into()));
+        };
+        let (start, end) = match (parse_u64(start, "start_sector"), parse_u64(end, "end_sector")) {
+            (Ok(s), Ok(e)) => (s, e),
+            (Err(m), _) | (_, Err(m)) => return Err(lines.error(format!("sectors must be non-negative integers: {m}"))),
         };
         if start >= end {
-            return Err(bad("the range is empty: start must be below end"));
+            return Err(lines.error("the range is empty: start must be below end".into()));
         }
         ranges.push([start, end]);
     }
