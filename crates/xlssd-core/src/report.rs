@@ -155,6 +155,9 @@ pub struct FtlReport {
     pub materialized_pages: u64,
     pub blocked_writes: u64,
     pub rmw: RmwReport,
+    /// Every relocation by reason: cleaning (`gc`), wear levelling, then the scheme's
+    /// tasks in the order they first ran.
+    pub relocations: Vec<crate::stats::relocation::RelocationReport>,
 }
 
 /// Read-modify-writes of mapping units larger than a page (`mapping.unit_bytes`).

@@ -8,6 +8,7 @@ use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::sim::Time;
+use crate::stats::Activity;
 use crate::nand::Ppn;
 use crate::techniques::{
     Attempt, EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
@@ -285,10 +286,13 @@ impl Simulator<'_> {
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
-        let foreground = (first_plane..first_plane + ppd).any(|p| {
-            self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty()
+        let planes = first_plane as usize..(first_plane + ppd) as usize;
+        let foreground = planes.clone().any(|p| {
+            self.blocks.free_count(p as u32) < self.gc_hard_blocks || !self.blocked_programs[p].is_empty()
         });
-        let order = if foreground {
+        let order = if self.gc_jobs[planes].iter().any(|j| j.ahead_of_reads) {
+            [QueueClass::Gc, QueueClass::Read, QueueClass::Write]
+        } else if foreground {
             [QueueClass::Read, QueueClass::Gc, QueueClass::Write]
         } else {
             [QueueClass::Read, QueueClass::Write, QueueClass::Gc]
@@ -541,12 +545,13 @@ impl Simulator<'_> {
     }
 
     /// A flash read sensed `ppn`: the scheme may ask for its block to be relocated.
-    fn read_reclaim(&mut self, ppn: Ppn, kind: TxnKind) {
-        let Some(reason) = self.scheme.sensed(&self.blocks, ppn, read_kind(kind)) else { return };
+    fn relocation_asked_by_read(&mut self, ppn: Ppn, kind: TxnKind) {
+        let Some(ask) = self.scheme.sensed(&self.blocks, ppn, read_kind(kind)) else { return };
         let block = self.geo.block_of(ppn);
         let plane = self.geo.plane_of_block(block);
         if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
-            self.start_relocation(plane, block, Reason::Task(reason));
+            self.start_relocation(plane, block, Reason::Task(ask.reason));
+            self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
         }
     }
 
@@ -556,6 +561,9 @@ impl Simulator<'_> {
         let activity = self.txns.get(op.txns[0]).kind.activity();
         let elapsed = self.now() - op.start;
         self.die_busy[die as usize].add(activity, elapsed);
+        if matches!(activity, Activity::Gc | Activity::Erase) {
+            self.note_relocation_busy(op.txns(), elapsed);
+        }
         self.die_load[die as usize] -= op.n as u32;
         self.finishing.clear();
         if op.class == OpClass::Program {
@@ -591,7 +599,7 @@ impl Simulator<'_> {
         if reclaim {
             // After the reads are settled, so that a relocation starts from a quiet die.
             for &(ppn, kind) in &sensed[..op.n] {
-                self.read_reclaim(ppn, kind);
+                self.relocation_asked_by_read(ppn, kind);
             }
         }
         self.try_start_die(die);

@@ -5,6 +5,7 @@ use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCt
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 use crate::nand::Ppn;
+use crate::stats::relocation;
 
 impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold and it is not
@@ -34,11 +35,18 @@ impl Simulator<'_> {
 
     /// Moves every valid page out of `block`, then erases it.
     pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Reason) {
-        if let Reason::Task(name) = reason {
-            self.tasks.entry(name).1 += 1;
-        }
+        let stats = match reason {
+            Reason::Gc => relocation::GC,
+            Reason::WearLevelling => relocation::WEAR_LEVELLING,
+            Reason::Task(name) => {
+                self.tasks.entry(name).1 += 1;
+                self.relocs.index(name)
+            }
+        };
+        self.relocs.started(stats);
         self.blocks.mark_victim(block);
-        self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false };
+        let start = self.now();
+        self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false, start, stats: stats as u8, ahead_of_reads: false };
         if self.blocks.valid[block as usize] == 0 {
             self.issue_erase(plane, block);
             return;
@@ -97,12 +105,25 @@ impl Simulator<'_> {
             self.gc_unit_reads.remove(&t.lpn);
         }
         let pages = self.unit_pages as u64;
+        self.relocs.moved(self.gc_jobs[t.plane as usize].stats as usize, pages);
         match self.gc_jobs[t.plane as usize].reason {
             Reason::Gc => self.counters.gc_pages_moved += pages,
             Reason::WearLevelling => self.counters.wl_pages_moved += pages,
             Reason::Task(name) => self.tasks.entry(name).2 += pages,
         }
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
+    }
+
+    /// Charges a finished relocation operation's die time to the relocations of its
+    /// transactions' planes, in equal shares.
+    pub(super) fn note_relocation_busy(&mut self, txns: &[u32], elapsed: u64) {
+        let share = elapsed / txns.len().max(1) as u64;
+        for &id in txns {
+            let job = self.gc_jobs[self.txns.get(id).plane as usize];
+            if job.active() {
+                self.relocs.busy(job.stats as usize, share);
+            }
+        }
     }
 
     pub(super) fn erase_done(&mut self, first_ppn: Ppn) {
@@ -124,7 +145,9 @@ impl Simulator<'_> {
         }
         self.blocks.erase(block, wear);
         self.note_erase(block, wear);
-        let reason = self.gc_jobs[plane as usize].reason;
+        let job = self.gc_jobs[plane as usize];
+        self.relocs.finished(job.stats as usize, job.start, self.now());
+        let reason = job.reason;
         match reason {
             Reason::Gc => self.counters.gc_blocks_erased += 1,
             Reason::WearLevelling => self.counters.wl_blocks_erased += 1,

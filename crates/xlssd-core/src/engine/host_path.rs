@@ -100,6 +100,7 @@ impl Simulator<'_> {
             pages_left: if r.op == Op::Read { flash_pages } else { n_pages },
             ready: now,
             next_page: 0,
+            during: if r.op == Op::Read { self.relocs.running_mask() } else { 0 },
         };
         let id = match self.free_reqs.pop() {
             Some(id) => {
@@ -436,6 +437,9 @@ impl Simulator<'_> {
         let latency = now - r.arrival;
         self.lat[r.op as usize].record(latency, r.bytes);
         self.lat[2].record(latency, r.bytes);
+        if r.during != 0 {
+            self.relocs.read_during(r.during, latency);
+        }
         self.free_reqs.push(req);
         self.outstanding -= 1;
         self.completed += 1;

@@ -37,6 +37,7 @@ use crate::host::{Op, Request, RequestSource};
 use crate::nand::{Geometry, Timing};
 use crate::report::Report;
 use crate::sim::{us_to_ns, EventQueue, Time};
+use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, Counters, Energy, LatencyStats};
 use crate::techniques::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 
@@ -84,6 +85,8 @@ struct HostReq {
     ready: Time,
     /// Next page to place in the write buffer when the buffer was full.
     next_page: u32,
+    /// A read: the relocation reasons running when it arrived, as bits.
+    during: u16,
 }
 
 /// The two directions of the host interface.
@@ -99,10 +102,16 @@ struct GcJob {
     block: u32,
     reason: Reason,
     erase_issued: bool,
+    /// When it started, and its reason's index in the relocation statistics.
+    start: Time,
+    stats: u8,
+    /// Its operations go ahead of host reads on its die.
+    ahead_of_reads: bool,
 }
 
 impl GcJob {
-    const NONE: GcJob = GcJob { block: NO_BLOCK, reason: Reason::Gc, erase_issued: false };
+    const NONE: GcJob =
+        GcJob { block: NO_BLOCK, reason: Reason::Gc, erase_issued: false, start: 0, stats: 0, ahead_of_reads: false };
     fn active(&self) -> bool {
         self.block != NO_BLOCK
     }
@@ -257,6 +266,8 @@ pub struct Simulator<'s> {
     observed: bool,
     /// Relocations made by the scheme's own tasks, by reason.
     tasks: TaskCounts,
+    /// Every relocation's service time, die time and the reads that arrived during it.
+    relocs: RelocationStats,
 
     check: bool,
     error: Option<Error>,
@@ -404,6 +415,7 @@ impl<'s> Simulator<'s> {
             scheme,
             hooks,
             tasks: TaskCounts::default(),
+            relocs: RelocationStats::default(),
             check: false,
             error: None,
             setup_s: 0.0,

@@ -168,6 +168,7 @@ impl Simulator<'_> {
                 materialized_pages: c.materialized_pages,
                 blocked_writes: c.blocked_writes,
                 rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
+                relocations: self.relocs.report(),
             },
             nand: NandReport {
                 reads: c.flash_reads,

@@ -2,6 +2,7 @@
 
 pub mod config;
 mod latency;
+pub mod relocation;
 
 pub use latency::{round3, LatencyStats, LatencySummary};
 

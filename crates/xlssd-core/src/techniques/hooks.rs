@@ -225,12 +225,22 @@ pub trait ReadPath {
         ppn
     }
 
-    /// Page `ppn` was sensed. Returning a reason asks for its block to be relocated (read
+    /// Page `ppn` was sensed. Returning a request asks for its block to be relocated (read
     /// reclaim); the engine starts it when the block is closed and its plane is not
     /// relocating already, and otherwise leaves it to a later read.
-    fn sensed(&mut self, _blocks: &BlockManager, _ppn: Ppn, _kind: ReadKind) -> Option<&'static str> {
+    fn sensed(&mut self, _blocks: &BlockManager, _ppn: Ppn, _kind: ReadKind) -> Option<Reclaim> {
         None
     }
+}
+
+/// A block relocation a read asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reclaim {
+    /// The relocation's reason, by the name its report uses.
+    pub reason: &'static str,
+    /// Its reads, programs and erase go ahead of host reads on its die (a reclaim that must
+    /// finish before the block is read again), instead of behind them.
+    pub ahead_of_reads: bool,
 }
 
 /// One sense and decode attempt of a read.

@@ -93,7 +93,7 @@ impl ReadPath for Joined {
     fn read_copy(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
         self.part(Hook::ReadPath).read_copy(lpn, ppn)
     }
-    fn sensed(&mut self, blocks: &BlockManager, ppn: Ppn, kind: ReadKind) -> Option<&'static str> {
+    fn sensed(&mut self, blocks: &BlockManager, ppn: Ppn, kind: ReadKind) -> Option<Reclaim> {
         self.part(Hook::ReadPath).sensed(blocks, ppn, kind)
     }
 }

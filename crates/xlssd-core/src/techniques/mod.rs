@@ -11,6 +11,7 @@ pub mod approxftl;
 pub mod baseline;
 pub mod hooks;
 mod joined;
+pub mod redftl;
 
 use std::collections::BTreeMap;
 
@@ -61,10 +62,11 @@ pub struct BuildCtx<'a> {
 }
 
 /// Every scheme, baselines included.
-pub const SCHEMES: &[SchemeInfo] = &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL];
+pub const SCHEMES: &[SchemeInfo] =
+    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM];
 
 /// Every technique table.
-pub const TABLES: &[TableInfo] = &[approxftl::TABLE];
+pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE];
 
 /// Looks a scheme up by name.
 pub fn scheme(name: &str) -> Option<&'static SchemeInfo> {
@@ -198,6 +200,24 @@ impl SchemeConfig {
     }
 }
 
+/// Parses a technique table over its defaults (`T::default()` fills missing keys) and
+/// validates it; errors name the key under `prefix`. The resolved table, every key.
+pub(crate) fn resolve_table<T>(raw: &serde_json::Value, prefix: &str, validate: fn(&T, &str) -> Result<()>) -> Result<serde_json::Value>
+where
+    T: serde::de::DeserializeOwned + Serialize,
+{
+    let cfg: T = serde_path_to_error::deserialize(raw)
+        .map_err(|e| Error::Config { key: format!("{prefix}.{}", e.path()), message: e.inner().to_string() })?;
+    validate(&cfg, prefix)?;
+    Ok(serde_json::to_value(cfg).expect("config serialises"))
+}
+
+/// A scheme's table as its technique's type (the registry resolved and validated it).
+pub(crate) fn table_config<T: serde::de::DeserializeOwned>(ctx: &BuildCtx, table: &str) -> Result<T> {
+    let raw = ctx.table.cloned().unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+    serde_json::from_value(raw).map_err(|e| Error::Config { key: format!("scheme.{table}"), message: e.to_string() })
+}
+
 /// Builds the scheme `cfg.scheme` names, joined into one.
 pub fn build(cfg: &Config, geo: &Geometry, logical_pages: u64) -> Result<(Joined, HookSet)> {
     let resolved = cfg.scheme.resolved()?;
@@ -323,7 +343,7 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl"]);
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim"]);
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

@@ -81,12 +81,7 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
 pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
-    let cfg: ApproxConfig = serde_path_to_error::deserialize(raw).map_err(|e| crate::error::Error::Config {
-        key: format!("{prefix}.{}", e.path()),
-        message: e.inner().to_string(),
-    })?;
-    cfg.validate(prefix)?;
-    Ok(serde_json::to_value(cfg).expect("config serialises"))
+    super::resolve_table(raw, prefix, ApproxConfig::validate)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,11 +92,7 @@ enum Variant {
 }
 
 fn build(ctx: &BuildCtx, variant: Variant) -> Result<Box<dyn Technique>> {
-    let raw = ctx.table.cloned().unwrap_or_else(|| serde_json::Value::Object(Default::default()));
-    let cfg: ApproxConfig = serde_json::from_value(raw).map_err(|e| crate::error::Error::Config {
-        key: format!("scheme.{TABLE_NAME}"),
-        message: e.to_string(),
-    })?;
+    let cfg: ApproxConfig = super::table_config(ctx, TABLE_NAME)?;
     let cfg = ApproxConfig { lba_ranges: cfg.all_ranges()?, lba_ranges_file: String::new(), ..cfg };
     Ok(Box::new(Approx::new(cfg, variant, ctx.cfg.scheme.name.clone(), ctx.logical_pages, ctx.geo)))
 }

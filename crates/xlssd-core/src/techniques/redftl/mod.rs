@@ -1,0 +1,36 @@
+//! Read-disturb management (seed 003, Ch. 3-4) as schemes:
+//!
+//! - `read-reclaim`: the baseline. One read counter per block; at the threshold the
+//!   whole block moves to a free block and is erased (Sec. 3.1).
+//!
+//! Every scheme's relocations are measured by the engine under the reason `read_reclaim`
+//! (`ftl.relocations`): count, pages moved, service time and the reads that arrived
+//! during one.
+
+pub mod config;
+pub mod reclaim;
+pub mod report;
+
+use self::config::RedConfig;
+use self::reclaim::ReadReclaim;
+use super::hooks::*;
+use super::{SchemeInfo, TableInfo};
+use crate::error::Result;
+
+const TABLE_NAME: &str = "redftl";
+
+pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
+    name: "read-reclaim",
+    description: "seed 003's baseline read-disturb management: a read counter per block, the whole block moved at the reclaim threshold",
+    hooks: &[Hook::ReadPath],
+    table: Some(TABLE_NAME),
+    keys: &["reclaim_threshold", "reclaim_ahead_of_reads"],
+    streams: 1,
+    build: |ctx| Ok(Box::new(ReadReclaim::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
+};
+
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
+
+fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
+    super::resolve_table(raw, prefix, RedConfig::validate)
+}

@@ -1,0 +1,31 @@
+//! The read-disturb schemes' report section (`read_disturb`), written for every scheme so
+//! that sweeps over schemes have the same columns. Relocations themselves (count, pages,
+//! service times, reads held up) are in `ftl.relocations` under the reason `read_reclaim`.
+
+use serde::{Deserialize, Serialize};
+
+/// Top-level report key of the section.
+pub const KEY: &str = "read_disturb";
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct ReadDisturbReport {
+    /// The running scheme's name.
+    pub scheme: String,
+    /// The reclaim threshold in force (0 when no read-disturb scheme runs).
+    pub reclaim_threshold: u32,
+    /// Reads that found their block at or past the threshold (each asks for a reclaim;
+    /// the engine starts one when the block's plane is free).
+    pub reclaim_requests: u64,
+    /// The most reads any block served between two erases.
+    pub max_block_reads: u32,
+}
+
+pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
+    let r = ReadDisturbReport { scheme: scheme.to_string(), ..Default::default() };
+    (KEY, serde_json::to_value(r).expect("report serialises"))
+}
+
+/// The section of a finished run's report.
+pub fn of(report: &crate::report::Report) -> ReadDisturbReport {
+    report.techniques.get(KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()
+}
