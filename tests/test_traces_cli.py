@@ -289,3 +289,48 @@ def test_skip_bad_lines_counts_malformed_blkparse_events(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     assert r["sim"]["skipped_lines"] == len(BLK_BAD)
     assert (r["host"]["read"]["count"], r["host"]["write"]["count"]) == (2, 1)
+
+
+# --------------------------------------------------------------------------------------
+# UMass / SPC CSV
+
+
+def spc_trace(tmp_path):
+    """A one-page read of page 0 at 1 s, a one-page read of a never-written page 10 ms
+    later (ASU 1), and a 3,584-byte write (7 sectors) at sector 8 after another 10 ms."""
+    assert PAGE == 4096, "the requests below are laid out for 4 KiB pages"
+    path = tmp_path / "financial.spc"
+    path.write_text(
+        f"0,0,{PAGE},r,1.000000\n"
+        f"1,{UNMAPPED_PAGE * 8},{PAGE},R,1.010000\n"
+        "0, 8 ,3584,w,1.020000,extra\n"
+    )
+    return path
+
+
+def test_spc_trace_is_detected_and_converts_blocks_bytes_and_seconds(cli, tmp_path):
+    trace = spc_trace(tmp_path)
+    p, r = replay(cli, trace, tmp_path / "r.json")
+    assert p.returncode == 0, p.stderr
+    host, ftl = r["host"], r["ftl"]
+    assert (host["read"]["count"], host["write"]["count"]) == (2, 1)
+    assert host["write"]["bytes"] == 7 * 512
+    assert (ftl["host_pages_read"], ftl["host_pages_written"], ftl["materialized_pages"]) == (2, 1, 1)
+    assert host["read"]["latency_us"]["max"] == pytest.approx(IDLE_READ_US, abs=1e-3)
+    # Seconds from the first arrival: the write arrives 20 ms after the first read.
+    assert host["span_ns"] == 20_000_000 + DRAM_NS
+    _, explicit = replay(cli, trace, tmp_path / "e.json", "--format", "spc")
+    assert explicit["host"] == host and explicit["workload"]["format"] == "spc"
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [("0,16,4096,t,1.03", "Opcode `t` is neither r nor w"), ("0,16,4096,r", "only 4 fields"), ("0,16,0,w,1.03", "Size is 0"),
+     ("0,16,4096,r,1e2", "Timestamp")],
+)
+def test_malformed_spc_line_names_file_and_line(cli, tmp_path, bad, message):
+    trace = spc_trace(tmp_path)
+    trace.write_text(trace.read_text() + bad + "\n" + "0,24,4096,r,1.05\n")
+    out = tmp_path / "r.json"
+    p, r = replay(cli, trace, out, "--format", "spc")
+    assert_rejected(p, r, out, f"{trace}:4:", message)

@@ -1,10 +1,11 @@
 //! Guessing a trace's format from its first lines, so that the common case needs no
 //! `--format`. Each line votes for the format whose shape it has; lines of no known shape
 //! (blkparse's summary, stray text) abstain. The shapes do not overlap: MSR lines are
-//! comma-separated, blkparse lines start with a `maj,min` device (one comma) and MQSim
-//! lines have no commas at all.
+//! comma-separated with seven fields, SPC lines with five (or more) and an `r`/`w` fourth,
+//! blkparse lines start with a `maj,min` device (one comma) and MQSim lines have no commas
+//! at all.
 
-use super::{blkparse, msr, TraceFormat};
+use super::{blkparse, msr, spc, TraceFormat};
 
 /// Lines looked at; the rest of `first_lines` is ignored.
 pub const MAX_LINES: usize = 20;
@@ -12,7 +13,7 @@ pub const MAX_LINES: usize = 20;
 /// The format most of the first (up to [`MAX_LINES`]) non-empty, non-comment lines have,
 /// or `None` if no line has a known shape (or two formats tie).
 pub fn detect_format(first_lines: &[String]) -> Option<TraceFormat> {
-    let mut votes = [0usize; 3];
+    let mut votes = [0usize; 4];
     let lines = first_lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty() && !l.starts_with('#'));
     for line in lines.take(MAX_LINES) {
         if let Some(f) = classify(line) {
@@ -23,7 +24,7 @@ pub fn detect_format(first_lines: &[String]) -> Option<TraceFormat> {
     if best == 0 || votes.iter().filter(|&&v| v == best).count() > 1 {
         return None;
     }
-    [TraceFormat::Mqsim, TraceFormat::Msr, TraceFormat::Blkparse].into_iter().find(|&f| votes[index(f)] == best)
+    [TraceFormat::Mqsim, TraceFormat::Msr, TraceFormat::Blkparse, TraceFormat::Spc].into_iter().find(|&f| votes[index(f)] == best)
 }
 
 fn index(f: TraceFormat) -> usize {
@@ -31,6 +32,7 @@ fn index(f: TraceFormat) -> usize {
         TraceFormat::Mqsim => 0,
         TraceFormat::Msr => 1,
         TraceFormat::Blkparse => 2,
+        TraceFormat::Spc => 3,
     }
 }
 
@@ -38,6 +40,9 @@ fn index(f: TraceFormat) -> usize {
 pub fn classify(line: &str) -> Option<TraceFormat> {
     if line.contains(',') && looks_like_msr(line) {
         return Some(TraceFormat::Msr);
+    }
+    if line.contains(',') && spc::looks_like(line) {
+        return Some(TraceFormat::Spc);
     }
     let mut fields = line.split_ascii_whitespace();
     let first = fields.next()?;
@@ -94,6 +99,8 @@ mod tests {
             )),
             Some(TraceFormat::Blkparse)
         );
+        assert_eq!(detect_format(&lines("0,303567,3584,r,0.026214
+1,20941264,8192,W,0.551706")), Some(TraceFormat::Spc));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod detect;
 pub mod msr;
 pub mod mqsim;
 pub mod prefetch;
+pub mod spc;
 pub mod spec;
 pub mod synthetic;
 pub mod trace;
@@ -80,6 +81,8 @@ pub enum TraceFormat {
     Msr,
     /// The text output of `blkparse`.
     Blkparse,
+    /// The UMass Trace Repository's SPC CSV: `ASU,LBA,Size,Opcode,Timestamp`.
+    Spc,
 }
 
 impl TraceFormat {
@@ -88,6 +91,7 @@ impl TraceFormat {
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Msr => "msr",
             TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Spc => "spc",
         }
     }
 
@@ -96,6 +100,7 @@ impl TraceFormat {
             "mqsim" | "ascii" => Some(TraceFormat::Mqsim),
             "msr" | "csv" => Some(TraceFormat::Msr),
             "blkparse" | "blktrace" => Some(TraceFormat::Blkparse),
+            "spc" | "umass" => Some(TraceFormat::Spc),
             _ => None,
         }
     }

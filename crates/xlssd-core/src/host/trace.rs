@@ -310,6 +310,7 @@ pub fn reader_for<R: BufRead + Send + 'static>(
         TraceFormat::Blkparse => {
             boxed(TraceReader::new(reader, path, skip_bad_lines, super::blkparse::BlkparseParser), time_scale)
         }
+        TraceFormat::Spc => boxed(TraceReader::new(reader, path, skip_bad_lines, super::spc::SpcParser), time_scale),
     }
 }
 
@@ -350,7 +351,7 @@ pub fn open_trace_detected(
                     };
                     return Err(Error::Io {
                         path: path.to_string(),
-                        message: format!("{what}; pass --format (mqsim, msr, blkparse)"),
+                        message: format!("{what}; pass --format (mqsim, msr, blkparse, spc)"),
                     });
                 }
             }
@@ -763,7 +764,7 @@ mod tests {
             match open_trace(f.path(), None, false) {
                 Err(Error::Io { path, message }) => {
                     assert_eq!(path, f.path());
-                    assert!(message.contains("--format (mqsim, msr, blkparse)"), "{message}");
+                    assert!(message.contains("--format (mqsim, msr, blkparse, spc)"), "{message}");
                 }
                 Err(other) => panic!("{other:?}"),
                 Ok(_) => panic!("detected a format in {contents:?}"),
