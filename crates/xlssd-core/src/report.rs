@@ -158,6 +158,8 @@ pub struct FtlReport {
     /// Every relocation by reason: cleaning (`gc`), wear levelling, then the scheme's
     /// tasks in the order they first ran.
     pub relocations: Vec<crate::stats::relocation::RelocationReport>,
+    /// Extra copies of logical pages a read path scheme made (replicas of read-hot data).
+    pub copies: crate::engine::CopiesReport,
 }
 
 /// Read-modify-writes of mapping units larger than a page (`mapping.unit_bytes`).

@@ -90,3 +90,103 @@ fn the_reclaim_threshold_is_validated() {
     let err = xlssd_core::Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
     assert!(err.contains("scheme.redftl") && err.contains("read-reclaim"), "{err}");
 }
+
+/// The block of logical page 0 (plane 0 holds logical pages 0, 8, 16, ...): `hot` of its
+/// pages take 80% of the reads, the other pages of the block the rest in turn.
+fn skewed_reads(reads: u64, gap_ns: u64, start: u64) -> Vec<Request> {
+    (0..reads)
+        .map(|i| {
+            let lpn = if i % 5 != 4 { 8 * (i % 2) } else { 8 * (2 + (i / 5) % 62) };
+            req(start + i * gap_ns, lpn, 1, Op::Read, SPP)
+        })
+        .collect()
+}
+
+fn red(scheme: &str) -> Config {
+    let mut cfg = device(scheme, 950);
+    if scheme == "redftl" {
+        let t = cfg.scheme.tables.get_mut("redftl").unwrap();
+        t["max_read_count"] = 1000.into();
+    }
+    cfg
+}
+
+fn fill() -> Vec<Request> {
+    (0..512).map(|lpn| req(lpn * 2_000_000, lpn, 1, Op::Write, SPP)).collect()
+}
+
+#[test]
+fn redftl_replicates_the_hot_pages_and_reclaims_less_than_the_baseline() {
+    let workload = || {
+        let mut v = fill();
+        v.extend(skewed_reads(4_000, 1_000_000, 2_000_000_000));
+        v
+    };
+    let base = run(&red("read-reclaim"), VecSource::open(workload()), true);
+    let redftl = run(&red("redftl"), VecSource::open(workload()), true);
+    let rd = read_disturb(&redftl);
+    // The two hot pages (rate 0.4 per read against 1/64 for the block's average page);
+    // once migrated, their new blocks take all their reads and replicate them in turn.
+    assert!(rd.replicas.asked >= 2 && rd.replicas.asked % 2 == 0 && rd.replicas.made == rd.replicas.asked, "{rd:?}");
+    assert_eq!(redftl.ftl.copies.made, rd.replicas.made);
+    // The first block reaches 90% of the maximum read count on its cold reads alone: the
+    // replicas become the mapped pages.
+    assert!(rd.replicas.migrated >= 2, "{rd:?}");
+    assert_eq!(redftl.ftl.copies.promoted, rd.replicas.migrated);
+    let (b, r) = (reclaims(&base), reclaims(&redftl));
+    assert!(b.finished >= 3, "{b:?}");
+    assert!(r.finished < b.finished, "redftl {r:?} vs read-reclaim {b:?}");
+    // The baseline moves the whole block each time; redFTL's reclaim of the original
+    // block leaves its two migrated pages behind.
+    assert_eq!(b.pages_per_relocation, 64.0);
+    assert!(redftl.ftl.relocations[0].started == 0 && base.ftl.relocations[0].started == 0, "no cleaning in this run");
+}
+
+#[test]
+fn a_replica_dies_when_its_page_is_written() {
+    let mut v = fill();
+    v.extend(skewed_reads(800, 1_000_000, 2_000_000_000));
+    // After the 700th read of the block both hot pages have replicas; then page 0 is
+    // written.
+    v.push(req(2_000_000_000 + 900_000_000, 0, 1, Op::Write, SPP));
+    v.extend(skewed_reads(10, 1_000_000, 3_000_000_000));
+    let r = run(&red("redftl"), VecSource::open(v), true);
+    let rd = read_disturb(&r);
+    assert_eq!((rd.replicas.made, rd.replicas.died, rd.replicas.alive), (2, 1, 1), "{rd:?}");
+    assert_eq!((r.ftl.copies.dropped_on_write, r.ftl.copies.alive, r.ftl.copies.peak), (1, 1, 2));
+}
+
+#[test]
+fn replicas_keep_the_invariants_under_random_overwrites_and_cleaning() {
+    // Skewed reads and uniform overwrites of a device small enough to clean all along:
+    // replicas are made, written over and dropped from cleaned blocks, with the checker on.
+    let mut cfg = red("redftl");
+    cfg.geometry.blocks_per_plane = 32;
+    cfg.ftl.overprovisioning = 0.25;
+    {
+        let t = cfg.scheme.tables.get_mut("redftl").unwrap();
+        t["max_read_count"] = 300.into();
+        t["reclaim_threshold"] = 290.into();
+        t["max_replicas_per_block"] = 4.into();
+    }
+    let logical = 8 * 32 * 64 * 3 / 4;
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rand = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut v: Vec<Request> = (0..logical).map(|lpn| req(lpn * 600_000, lpn, 1, Op::Write, SPP)).collect();
+    let start = logical * 600_000;
+    for i in 0..40_000u64 {
+        let r = rand();
+        let (lpn, op) = if r % 4 == 0 { (r % logical, Op::Write) } else { ((r >> 8) % 64, Op::Read) };
+        v.push(req(start + i * 300_000, lpn, 1, op, SPP));
+    }
+    let r = run(&cfg, VecSource::open(v), true);
+    let c = &r.ftl.copies;
+    assert!(c.made > 20 && c.dropped_on_write > 0 && c.dropped_on_cleaning > 0, "{c:?}");
+    assert_eq!(c.made, c.promoted + c.dropped_on_write + c.dropped_on_cleaning + c.alive, "{c:?}");
+    assert!(r.ftl.relocations[0].finished > 0, "cleaning ran");
+}

@@ -17,6 +17,10 @@ pub enum TxnKind {
     MapRead,
     MapWrite,
     Erase,
+    /// The read of a page an extra copy is made of (`owner` is the copy's plane).
+    CopyRead,
+    /// The program of an extra copy.
+    CopyWrite,
 }
 
 /// The operation a transaction needs from the die; only transactions of one operation run
@@ -39,8 +43,8 @@ pub enum QueueClass {
 impl TxnKind {
     pub fn op(self) -> OpClass {
         match self {
-            TxnKind::HostRead | TxnKind::GcRead | TxnKind::MapRead | TxnKind::RmwRead => OpClass::Read,
-            TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::MapWrite => OpClass::Program,
+            TxnKind::HostRead | TxnKind::GcRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::CopyRead => OpClass::Read,
+            TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::MapWrite | TxnKind::CopyWrite => OpClass::Program,
             TxnKind::Erase => OpClass::Erase,
         }
     }
@@ -49,7 +53,7 @@ impl TxnKind {
         match self {
             TxnKind::HostRead | TxnKind::MapRead | TxnKind::RmwRead => QueueClass::Read,
             TxnKind::HostWrite | TxnKind::MapWrite => QueueClass::Write,
-            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase => QueueClass::Gc,
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase | TxnKind::CopyRead | TxnKind::CopyWrite => QueueClass::Gc,
         }
     }
 
@@ -57,7 +61,7 @@ impl TxnKind {
         match self {
             TxnKind::HostRead => Activity::HostRead,
             TxnKind::HostWrite | TxnKind::RmwRead => Activity::HostWrite,
-            TxnKind::GcRead | TxnKind::GcWrite => Activity::Gc,
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::CopyRead | TxnKind::CopyWrite => Activity::Gc,
             TxnKind::MapRead | TxnKind::MapWrite => Activity::Mapping,
             TxnKind::Erase => Activity::Erase,
         }

@@ -49,6 +49,7 @@ impl Simulator<'_> {
                 }
                 match self.map.owner(ppn) {
                     Some(lpn) if self.map.get(lpn) == Some(first) => {}
+                    Some(lpn) if self.copies.contains(lpn, ppn) => {}
                     owner => return fail(format!("valid page {ppn} has owner {owner:?} that does not map to it")),
                 }
             }
@@ -67,11 +68,12 @@ impl Simulator<'_> {
         if let Err(message) = self.scheme.check(&self.blocks) {
             return fail(message);
         }
-        if valid_total != self.map.mapped() * self.unit_pages as u64 {
+        if valid_total != self.map.mapped() * self.unit_pages as u64 + self.copies.len() {
             return fail(format!(
-                "{} logical pages of {} page(s) are mapped but {valid_total} physical pages are valid",
+                "{} logical pages of {} page(s) are mapped and {} extra copies live, but {valid_total} physical pages are valid",
                 self.map.mapped(),
-                self.unit_pages
+                self.unit_pages,
+                self.copies.len()
             ));
         }
         Ok(())

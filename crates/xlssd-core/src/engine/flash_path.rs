@@ -2,7 +2,6 @@
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
 use super::{Ev, Parked, PendingProgram, Simulator};
-use crate::techniques::{ReadPath, Reason};
 use crate::controller::die::{ActiveErase, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
@@ -102,9 +101,9 @@ impl Simulator<'_> {
             self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
             return;
         };
-        if self.hooks.has(Hook::Placement) {
-            let mut ctx = place_ctx!(self, plane, default);
-            self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
+        self.tell_placed(plane, default, lpn, write, ppn, stream);
+        if kind == TxnKind::HostWrite && !self.copies.is_empty() {
+            self.drop_copies_of(lpn);
         }
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
@@ -114,8 +113,16 @@ impl Simulator<'_> {
         self.maybe_start_gc(plane);
     }
 
+    /// Tells the placement scheme where a write went.
+    pub(super) fn tell_placed(&mut self, plane: u32, default: Target, lpn: u32, write: WriteKind, ppn: Ppn, stream: u32) {
+        if self.hooks.has(Hook::Placement) {
+            let mut ctx = place_ctx!(self, plane, default);
+            self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
+        }
+    }
+
     /// Where the scheme sends a page write in `plane` (the default without a placement hook).
-    fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
+    pub(super) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
         if self.hooks.has(Hook::Placement) {
             let mut ctx = place_ctx!(self, plane, default);
             self.scheme.target(&mut ctx, lpn, write, plane)
@@ -259,7 +266,7 @@ impl Simulator<'_> {
     }
 
     /// Programs translation page `tvpn` unless a write of it is already on its way.
-    fn write_back_translation(&mut self, tvpn: u32) {
+    pub(super) fn write_back_translation(&mut self, tvpn: u32) {
         if self.pending_map_writes.insert(tvpn) {
             let tlpn = self.logical_pages as u32 + tvpn;
             self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
@@ -544,17 +551,6 @@ impl Simulator<'_> {
         true
     }
 
-    /// A flash read sensed `ppn`: the scheme may ask for its block to be relocated.
-    fn relocation_asked_by_read(&mut self, ppn: Ppn, kind: TxnKind) {
-        let Some(ask) = self.scheme.sensed(&self.blocks, ppn, read_kind(kind)) else { return };
-        let block = self.geo.block_of(ppn);
-        let plane = self.geo.plane_of_block(block);
-        if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
-            self.start_relocation(plane, block, Reason::Task(ask.reason));
-            self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
-        }
-    }
-
     fn complete_op(&mut self, die: u32) {
         let op = self.dies[die as usize].op;
         self.dies[die as usize].op.phase = Phase::Idle;
@@ -599,7 +595,7 @@ impl Simulator<'_> {
         if reclaim {
             // After the reads are settled, so that a relocation starts from a quiet die.
             for &(ppn, kind) in &sensed[..op.n] {
-                self.relocation_asked_by_read(ppn, kind);
+                self.after_sense(ppn, kind);
             }
         }
         self.try_start_die(die);
@@ -638,6 +634,8 @@ impl Simulator<'_> {
                 self.map_read_done(t.lpn);
             }
             TxnKind::GcRead => self.gc_read_done(t),
+            TxnKind::CopyRead => self.copy_read_done(t),
+            TxnKind::CopyWrite => self.program_finished(t.ppn),
             TxnKind::RmwRead => self.merge_read_done(t.owner),
             TxnKind::Erase => self.erase_done(t.ppn),
         }
@@ -670,7 +668,7 @@ impl Simulator<'_> {
 /// The hooks' name for a page write.
 fn write_kind(kind: TxnKind) -> WriteKind {
     match kind {
-        TxnKind::GcWrite => WriteKind::Relocation,
+        TxnKind::GcWrite | TxnKind::CopyWrite => WriteKind::Relocation,
         TxnKind::MapWrite => WriteKind::Mapping,
         _ => WriteKind::Host,
     }
@@ -679,7 +677,7 @@ fn write_kind(kind: TxnKind) -> WriteKind {
 /// The hooks' name for a flash read.
 pub(super) fn read_kind(kind: TxnKind) -> ReadKind {
     match kind {
-        TxnKind::GcRead => ReadKind::Relocation,
+        TxnKind::GcRead | TxnKind::CopyRead => ReadKind::Relocation,
         TxnKind::MapRead => ReadKind::Mapping,
         _ => ReadKind::Host,
     }

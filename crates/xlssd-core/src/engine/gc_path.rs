@@ -62,6 +62,9 @@ impl Simulator<'_> {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
                 continue;
             };
+            if self.drop_copy_in_victim(lpn, ppn) {
+                continue;
+            }
             self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
         }
         self.scratch_pages = pages;

@@ -8,7 +8,7 @@ use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request};
 use crate::sim::Time;
-use crate::techniques::{CacheTier, Hook, HostWrite, Placement, ReadPath, Route};
+use crate::techniques::{CacheTier, Hook, HostWrite, Placement, Route};
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
@@ -284,7 +284,7 @@ impl Simulator<'_> {
             self.page_from_dram(req);
             return;
         }
-        let ppn = if self.hooks.has(Hook::ReadPath) { self.scheme.read_copy(lpn, ppn) } else { ppn };
+        let ppn = if self.hooks.has(Hook::ReadPath) { self.read_copy_of(lpn, ppn) } else { ppn };
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
         let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);

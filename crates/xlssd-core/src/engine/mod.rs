@@ -3,6 +3,8 @@
 //! scheduling and timing (`flash_path`), cleaning and wear levelling (`gc_path`).
 
 mod check;
+mod copies;
+pub use copies::CopiesReport;
 mod erase_suspend;
 mod flash_path;
 mod gc_path;
@@ -268,6 +270,10 @@ pub struct Simulator<'s> {
     tasks: TaskCounts,
     /// Every relocation's service time, die time and the reads that arrived during it.
     relocs: RelocationStats,
+    /// Extra copies of logical pages a read path scheme asked for, and what became of them.
+    copies: crate::ftl::copies::ExtraCopies,
+    copy_counts: copies::CopiesReport,
+    scratch_actions: Vec<crate::techniques::ReadAction>,
 
     check: bool,
     error: Option<Error>,
@@ -416,6 +422,9 @@ impl<'s> Simulator<'s> {
             hooks,
             tasks: TaskCounts::default(),
             relocs: RelocationStats::default(),
+            copies: Default::default(),
+            copy_counts: Default::default(),
+            scratch_actions: Vec::new(),
             check: false,
             error: None,
             setup_s: 0.0,

@@ -12,7 +12,7 @@ use crate::nand::Ppn;
 use super::payload::FinalPage;
 use super::{Ev, Simulator};
 use crate::config::{Config, EccScheme};
-use crate::controller::txn::{QueueClass, TxnKind};
+use crate::controller::txn::TxnKind;
 use crate::ecc::ldpc::Stage;
 use crate::nand::state::DeviceState;
 use crate::physics::vth::Disturbers;
@@ -332,7 +332,7 @@ impl Simulator<'_> {
             // Back to the die, ahead of other reads: it is the oldest read there.
             self.txns.get_mut(id).step += 1;
             let die = self.geo.die_of_plane(t.plane);
-            let qc = if t.kind == TxnKind::GcRead { QueueClass::Gc } else { QueueClass::Read };
+            let qc = t.kind.queue();
             self.dies[die as usize].queues[qc as usize].push_front(id);
             self.die_load[die as usize] += 1;
             self.try_start_die(die);

@@ -169,6 +169,7 @@ impl Simulator<'_> {
                 blocked_writes: c.blocked_writes,
                 rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
                 relocations: self.relocs.report(),
+                copies: self.copies_report(),
             },
             nand: NandReport {
                 reads: c.flash_reads,

@@ -96,6 +96,21 @@ impl Mapping {
         self.p2l[u as usize] = lpn + 1;
     }
 
+    /// Records `lpn` as the owner of an extra copy at `ppn`, leaving `lpn`'s entry alone.
+    #[inline]
+    pub fn set_copy_owner(&mut self, ppn: Ppn, lpn: u32) {
+        debug_assert!(self.unit == 1, "extra copies need units of one page");
+        self.p2l[ppn as usize] = lpn + 1;
+    }
+
+    /// Points `lpn` at its extra copy at `ppn` (whose owner it is already); returns the
+    /// page it pointed at before.
+    #[inline]
+    pub fn promote(&mut self, lpn: u32, ppn: Ppn) -> Option<Ppn> {
+        debug_assert!(self.owner(ppn) == Some(lpn), "page {ppn} is not a copy of logical page {lpn}");
+        self.set(lpn, ppn)
+    }
+
     /// Forgets the owner of an erased physical page.
     #[inline]
     pub fn clear_physical(&mut self, ppn: Ppn) {

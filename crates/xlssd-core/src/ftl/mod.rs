@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod blocks;
 pub mod config;
+pub mod copies;
 pub mod gc;
 pub mod mapping;
 pub mod policy;

@@ -9,6 +9,8 @@
 //! stream).
 
 use crate::ftl::blocks::{BlockManager, FreeBlockPicker};
+use crate::ftl::copies::ExtraCopies;
+use crate::ftl::mapping::Mapping;
 use crate::ftl::policy::{VictimSelector, WearLeveler};
 use crate::host::Request;
 use crate::nand::Geometry;
@@ -218,19 +220,43 @@ pub enum ReadKind {
     Mapping,
 }
 
-/// The read path: which copy a host read goes to, and what each sense costs its block.
+/// What a read path decision may look at.
+pub struct SenseCtx<'a> {
+    pub geo: &'a Geometry,
+    pub blocks: &'a BlockManager,
+    pub map: &'a Mapping,
+    /// Extra copies of logical pages (made by [`ReadAction::Copy`]).
+    pub copies: &'a ExtraCopies,
+    pub now: Time,
+}
+
+/// What a sense may lead to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAction {
+    /// Relocate the sensed page's block. The engine starts it when the block is closed and
+    /// its plane is not relocating already, and otherwise leaves it to a later read.
+    Reclaim(Reclaim),
+    /// Copy logical page `lpn`, as mapped now, to a new page of `plane`'s host-write block,
+    /// leaving the mapping where it is: an extra copy a host read may be sent to
+    /// ([`ReadPath::read_copy`]). The engine reads and programs it as relocation work and
+    /// reports it by [`Observer::copy_made`], or [`Observer::copy_abandoned`] when the page
+    /// changed before its read finished or the plane had no room.
+    Copy { lpn: u32, plane: u32 },
+    /// Make the extra copy `copy` the mapped page of `lpn`; the page mapped before becomes
+    /// stale. Other copies stay.
+    Promote { lpn: u32, copy: Ppn },
+}
+
+/// The read path: which copy a host read goes to, and what each sense leads to.
 pub trait ReadPath {
-    /// The physical page a host read of `lpn` goes to; `ppn` is the mapped one.
+    /// The physical page a host read of `lpn` goes to; `ppn` is the mapped one. Any other
+    /// answer must be a live extra copy of `lpn`.
     fn read_copy(&mut self, _lpn: u32, ppn: Ppn) -> Ppn {
         ppn
     }
 
-    /// Page `ppn` was sensed. Returning a request asks for its block to be relocated (read
-    /// reclaim); the engine starts it when the block is closed and its plane is not
-    /// relocating already, and otherwise leaves it to a later read.
-    fn sensed(&mut self, _blocks: &BlockManager, _ppn: Ppn, _kind: ReadKind) -> Option<Reclaim> {
-        None
-    }
+    /// Page `ppn` was sensed: push what it leads to, if anything.
+    fn sensed(&mut self, _ctx: &SenseCtx, _ppn: Ppn, _kind: ReadKind, _actions: &mut Vec<ReadAction>) {}
 }
 
 /// A block relocation a read asks for.
@@ -358,6 +384,13 @@ pub trait Observer {
     fn validity(&mut self, _ppn: Ppn, _valid: bool) {}
     /// A block was erased.
     fn erased(&mut self, _block: u32) {}
+    /// An extra copy of `lpn` was placed at `ppn` (valid from now on).
+    fn copy_made(&mut self, _lpn: u32, _ppn: Ppn) {}
+    /// An asked-for copy of `lpn` was not made.
+    fn copy_abandoned(&mut self, _lpn: u32) {}
+    /// The extra copy of `lpn` at `ppn` died: the host wrote the page, or its block is being
+    /// cleaned. (A promoted copy does not die: it becomes the mapped page.)
+    fn copy_dropped(&mut self, _lpn: u32, _ppn: Ppn) {}
     /// The device was preconditioned.
     fn preconditioned(&mut self, _blocks: &BlockManager) {}
     /// Invariants of the scheme's own state.

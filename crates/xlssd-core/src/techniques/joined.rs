@@ -93,8 +93,8 @@ impl ReadPath for Joined {
     fn read_copy(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
         self.part(Hook::ReadPath).read_copy(lpn, ppn)
     }
-    fn sensed(&mut self, blocks: &BlockManager, ppn: Ppn, kind: ReadKind) -> Option<Reclaim> {
-        self.part(Hook::ReadPath).sensed(blocks, ppn, kind)
+    fn sensed(&mut self, ctx: &SenseCtx, ppn: Ppn, kind: ReadKind, actions: &mut Vec<ReadAction>) {
+        self.part(Hook::ReadPath).sensed(ctx, ppn, kind, actions)
     }
 }
 
@@ -143,6 +143,21 @@ impl Observer for Joined {
     fn erased(&mut self, block: u32) {
         for p in &mut self.parts {
             p.erased(block);
+        }
+    }
+    fn copy_made(&mut self, lpn: u32, ppn: Ppn) {
+        for p in &mut self.parts {
+            p.copy_made(lpn, ppn);
+        }
+    }
+    fn copy_abandoned(&mut self, lpn: u32) {
+        for p in &mut self.parts {
+            p.copy_abandoned(lpn);
+        }
+    }
+    fn copy_dropped(&mut self, lpn: u32, ppn: Ppn) {
+        for p in &mut self.parts {
+            p.copy_dropped(lpn, ppn);
         }
     }
     fn preconditioned(&mut self, blocks: &BlockManager) {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ranges::bad;
+use crate::config::ranges::{bad, fraction, positive_f64, show_f64};
 use crate::error::Result;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,20 +17,56 @@ pub struct RedConfig {
     /// once, and the reads of the 326-332 ms peaks wait for them); `false` lets host reads
     /// overtake it as they overtake cleaning.
     pub reclaim_ahead_of_reads: bool,
+    /// The maximum read count of a block (Sec. 3.1: about 40,000 for TLC); the replica
+    /// thresholds are fractions of it.
+    pub max_read_count: u32,
+    /// Reads, as a fraction of `max_read_count`, at which a block's read-hot pages get
+    /// replicas (Sec. 3.5: 70%).
+    pub replica_creation: f64,
+    /// Reads, as a fraction of `max_read_count`, at which a block's replicated pages move
+    /// for good: the replicas become the mapped pages (Sec. 3.5: 90%).
+    pub migration: f64,
+    /// A page is read-hot when its read rate exceeds this multiple of its block's
+    /// (Sec. 3.4.2: alpha = 2).
+    pub hot_alpha: f64,
+    /// Replicas a block may hold (Sec. 3.5, Fig. 11: 15; Fig. 12 varies it).
+    pub max_replicas_per_block: u32,
 }
 
 impl Default for RedConfig {
     fn default() -> Self {
-        RedConfig { reclaim_threshold: 38_000, reclaim_ahead_of_reads: true }
+        RedConfig {
+            reclaim_threshold: 38_000,
+            reclaim_ahead_of_reads: true,
+            max_read_count: 40_000,
+            replica_creation: 0.7,
+            migration: 0.9,
+            hot_alpha: 2.0,
+            max_replicas_per_block: 15,
+        }
     }
 }
 
 impl RedConfig {
     /// Rejects impossible values, naming the key (under `prefix`) and the range.
     pub fn validate(&self, prefix: &str) -> Result<()> {
+        let k = |name: &str| format!("{prefix}.{name}");
         if self.reclaim_threshold == 0 {
-            return Err(bad(&format!("{prefix}.reclaim_threshold"), self.reclaim_threshold, "at least 1 read"));
+            return Err(bad(&k("reclaim_threshold"), self.reclaim_threshold, "at least 1 read"));
         }
+        if self.max_read_count == 0 {
+            return Err(bad(&k("max_read_count"), self.max_read_count, "at least 1 read"));
+        }
+        fraction(&k("replica_creation"), self.replica_creation, true, false)?;
+        fraction(&k("migration"), self.migration, true, false)?;
+        if self.migration < self.replica_creation {
+            return Err(bad(
+                &k("migration"),
+                show_f64(self.migration),
+                &format!("at least replica_creation ({}): replicas are made before they are migrated", show_f64(self.replica_creation)),
+            ));
+        }
+        positive_f64(&k("hot_alpha"), self.hot_alpha)?;
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - `read-reclaim`: the baseline. One read counter per block; at the threshold the
 //!   whole block moves to a free block and is erased (Sec. 3.1).
+//! - `redftl`: replicas of read-hot pages, proactive migration, then read reclaim (Ch. 3).
 //!
 //! Every scheme's relocations are measured by the engine under the reason `read_reclaim`
 //! (`ftl.relocations`): count, pages moved, service time and the reads that arrived
@@ -9,10 +10,12 @@
 
 pub mod config;
 pub mod reclaim;
+pub mod replicas;
 pub mod report;
 
 use self::config::RedConfig;
 use self::reclaim::ReadReclaim;
+use self::replicas::RedFtl;
 use super::hooks::*;
 use super::{SchemeInfo, TableInfo};
 use crate::error::Result;
@@ -27,6 +30,32 @@ pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
     keys: &["reclaim_threshold", "reclaim_ahead_of_reads"],
     streams: 1,
     build: |ctx| Ok(Box::new(ReadReclaim::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
+};
+
+pub const REDFTL: SchemeInfo = SchemeInfo {
+    name: "redftl",
+    description: "seed 003's redFTL: replicas of read-hot pages in healthy blocks, proactive migration, read reclaim",
+    hooks: &[Hook::ReadPath],
+    table: Some(TABLE_NAME),
+    keys: &[
+        "reclaim_threshold",
+        "reclaim_ahead_of_reads",
+        "max_read_count",
+        "replica_creation",
+        "migration",
+        "hot_alpha",
+        "max_replicas_per_block",
+    ],
+    streams: 1,
+    build: |ctx| {
+        if ctx.cfg.mapping.unit_pages(ctx.geo.page_size) != 1 {
+            return Err(crate::error::Error::Config {
+                key: "mapping.unit_bytes".into(),
+                message: format!("scheme `{}` replicates single pages: the mapping unit must be one page", ctx.cfg.scheme.name),
+            });
+        }
+        Ok(Box::new(RedFtl::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?)))
+    },
 };
 
 pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };

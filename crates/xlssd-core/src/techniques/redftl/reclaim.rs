@@ -4,7 +4,7 @@
 
 use super::config::RedConfig;
 use super::report::{ReadDisturbReport, KEY};
-use crate::ftl::blocks::{BlockManager, BlockState};
+use crate::ftl::blocks::BlockState;
 use crate::nand::{Geometry, Ppn};
 use crate::techniques::hooks::*;
 
@@ -76,16 +76,16 @@ impl Background for ReadReclaim {}
 impl CacheTier for ReadReclaim {}
 
 impl ReadPath for ReadReclaim {
-    fn sensed(&mut self, blocks: &BlockManager, ppn: Ppn, _kind: ReadKind) -> Option<Reclaim> {
+    fn sensed(&mut self, ctx: &SenseCtx, ppn: Ppn, _kind: ReadKind, actions: &mut Vec<ReadAction>) {
         let block = self.geo.block_of(ppn);
         let reads = self.counters.read(block);
         // A block being emptied already is read by its own relocation: that disturbs it
         // too, but asks for nothing more.
-        if reads < self.threshold || blocks.state[block as usize] == BlockState::Victim {
-            return None;
+        if reads < self.threshold || ctx.blocks.state[block as usize] == BlockState::Victim {
+            return;
         }
         self.requests += 1;
-        Some(Reclaim { reason: READ_RECLAIM, ahead_of_reads: self.ahead_of_reads })
+        actions.push(ReadAction::Reclaim(Reclaim { reason: READ_RECLAIM, ahead_of_reads: self.ahead_of_reads }));
     }
 }
 
@@ -102,6 +102,7 @@ impl Technique for ReadReclaim {
             reclaim_threshold: self.threshold,
             reclaim_requests: self.requests,
             max_block_reads: self.counters.max_seen(),
+            replicas: Default::default(),
         };
         sections.insert(KEY.to_string(), serde_json::to_value(r).expect("report serialises"));
     }

@@ -18,6 +18,22 @@ pub struct ReadDisturbReport {
     pub reclaim_requests: u64,
     /// The most reads any block served between two erases.
     pub max_block_reads: u32,
+    /// Replicas of read-hot pages (redFTL).
+    pub replicas: Replicas,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct Replicas {
+    /// Replicas asked for, made, migrated (became the mapped page) and died (the page was
+    /// written or the replica's block cleaned); alive at the end.
+    pub asked: u64,
+    pub made: u64,
+    pub migrated: u64,
+    pub died: u64,
+    pub alive: u64,
+    /// Read-hot pages left without a replica because every block of the pool was at its
+    /// limit.
+    pub pool_empty: u64,
 }
 
 pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {

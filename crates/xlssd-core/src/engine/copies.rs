@@ -1,0 +1,187 @@
+//! Extra copies of logical pages (see `ftl::copies`): what a read path scheme asks for after
+//! a sense (relocate the block, copy a page, promote a copy), and how copies are made,
+//! dropped when the host writes their page or their block is cleaned, and promoted.
+
+use serde::Serialize;
+
+use super::Simulator;
+use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
+use crate::nand::Ppn;
+use crate::techniques::{Observer, ReadAction, ReadPath, Reason, SenseCtx, Target, WriteKind};
+
+/// What happened to extra copies over a run.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct CopiesReport {
+    /// Copies asked for, made, and abandoned (the page changed before its read finished,
+    /// or the plane had no free page).
+    pub asked: u64,
+    pub made: u64,
+    pub abandoned: u64,
+    /// Copies that died because the host wrote their page, or because their block was
+    /// cleaned (a copy is not moved: it is dropped).
+    pub dropped_on_write: u64,
+    pub dropped_on_cleaning: u64,
+    /// Copies that became the mapped page.
+    pub promoted: u64,
+    /// Copies alive at the end, and the most alive at once (each one flash page).
+    pub alive: u64,
+    pub peak: u64,
+}
+
+impl Simulator<'_> {
+    /// A flash read sensed `ppn`: the scheme's read path may ask for work.
+    pub(super) fn after_sense(&mut self, ppn: Ppn, kind: TxnKind) {
+        let mut actions = std::mem::take(&mut self.scratch_actions);
+        actions.clear();
+        let now = self.now();
+        let ctx = SenseCtx { geo: &self.geo, blocks: &self.blocks, map: &self.map, copies: &self.copies, now };
+        self.scheme.sensed(&ctx, ppn, super::flash_path::read_kind(kind), &mut actions);
+        for &a in &actions {
+            match a {
+                ReadAction::Reclaim(ask) => {
+                    let block = self.geo.block_of(ppn);
+                    let plane = self.geo.plane_of_block(block);
+                    if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
+                        self.start_relocation(plane, block, Reason::Task(ask.reason));
+                        self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
+                    }
+                }
+                ReadAction::Copy { lpn, plane } => self.start_copy(lpn, plane),
+                ReadAction::Promote { lpn, copy } => self.promote_copy(lpn, copy),
+            }
+        }
+        self.scratch_actions = actions;
+    }
+
+    fn abandon_copy(&mut self, lpn: u32) {
+        self.copy_counts.abandoned += 1;
+        if self.observed {
+            self.scheme.copy_abandoned(lpn);
+        }
+    }
+
+    /// Reads `lpn`'s mapped page to copy it into `plane`.
+    fn start_copy(&mut self, lpn: u32, plane: u32) {
+        self.copy_counts.asked += 1;
+        if self.unit_pages != 1 {
+            self.invariant(format!("a copy of logical page {lpn} was asked for, but copies need mapping units of one page"));
+            return;
+        }
+        if plane >= self.geo.planes || lpn as u64 >= self.logical_pages {
+            self.invariant(format!("a copy of logical page {lpn} was asked for in plane {plane}, which does not exist"));
+            return;
+        }
+        match self.map.get(lpn) {
+            Some(from) if self.blocks.is_programmed(from) => {
+                let src = self.geo.plane_of_block(self.geo.block_of(from));
+                self.enqueue(Txn { kind: TxnKind::CopyRead, ppn: from, lpn, owner: plane, plane: src, step: 0 });
+            }
+            // Unwritten, or still on its way to flash: nothing to copy yet.
+            _ => self.abandon_copy(lpn),
+        }
+    }
+
+    /// The page a copy is made of has been read: program the copy, unless the page changed
+    /// meanwhile or its plane has no room.
+    pub(super) fn copy_read_done(&mut self, t: Txn) {
+        let (lpn, plane) = (t.lpn, t.owner);
+        if self.map.get(lpn) != Some(t.ppn) || !self.blocks.is_valid(t.ppn) {
+            self.abandon_copy(lpn);
+            return;
+        }
+        let default = Target { stream: 0, privileged: false };
+        let Target { stream, privileged } = self.target_in(plane, lpn, WriteKind::Relocation, default);
+        if !self.blocks.can_allocate(plane, stream, privileged) {
+            self.abandon_copy(lpn);
+            return;
+        }
+        let Some(ppn) = self.blocks.allocate(plane, stream, privileged, &mut *self.wl) else {
+            self.invariant(format!("plane {plane} had room for a copy but allocation failed"));
+            return;
+        };
+        self.tell_placed(plane, default, lpn, WriteKind::Relocation, ppn, stream);
+        self.map.set_copy_owner(ppn, lpn);
+        let now = self.now();
+        self.set_page_valid(ppn, now);
+        self.copies.add(lpn, ppn);
+        self.copy_counts.made += 1;
+        if self.observed {
+            self.scheme.copy_made(lpn, ppn);
+        }
+        self.enqueue(Txn { kind: TxnKind::CopyWrite, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
+        self.maybe_start_gc(plane);
+    }
+
+    /// The host is writing `lpn`: its copies hold old data now.
+    pub(super) fn drop_copies_of(&mut self, lpn: u32) {
+        for ppn in self.copies.take(lpn) {
+            self.copy_counts.dropped_on_write += 1;
+            self.invalidate_copy(lpn, ppn);
+        }
+    }
+
+    /// A block being cleaned holds `ppn`: if it is an extra copy, it is dropped rather than
+    /// moved. Returns whether it was one.
+    pub(super) fn drop_copy_in_victim(&mut self, lpn: u32, ppn: Ppn) -> bool {
+        if self.copies.is_empty() || self.map.get(lpn) == Some(ppn) || !self.copies.remove(lpn, ppn) {
+            return false;
+        }
+        self.copy_counts.dropped_on_cleaning += 1;
+        self.invalidate_copy(lpn, ppn);
+        true
+    }
+
+    fn invalidate_copy(&mut self, lpn: u32, ppn: Ppn) {
+        let now = self.now();
+        self.blocks.invalidate(ppn, now);
+        if self.observed {
+            self.scheme.validity(ppn, false);
+            self.scheme.copy_dropped(lpn, ppn);
+        }
+        self.after_invalidate(ppn);
+    }
+
+    /// Makes the extra copy at `copy` the mapped page of `lpn`.
+    fn promote_copy(&mut self, lpn: u32, copy: Ppn) {
+        if !self.copies.remove(lpn, copy) {
+            self.invariant(format!("promotion of page {copy}, which is not a live copy of logical page {lpn}"));
+            return;
+        }
+        self.copy_counts.promoted += 1;
+        let now = self.now();
+        if let Some(old) = self.map.promote(lpn, copy) {
+            if self.blocks.is_valid(old) {
+                self.blocks.invalidate(old, now);
+                if self.observed {
+                    self.scheme.validity(old, false);
+                }
+                self.after_invalidate(old);
+            }
+        }
+        // The entry changed: a cached one is marked dirty, otherwise its translation page
+        // is rewritten now.
+        if let Some(cmt) = self.cmt.as_mut() {
+            if !cmt.mark_dirty(lpn) {
+                self.write_back_translation(lpn / self.tpage_entries);
+            }
+        }
+    }
+
+    /// The page a host read of `lpn`, mapped at `ppn`, goes to: the read path's choice, if
+    /// it is a live copy whose program has finished, or else the mapped page.
+    pub(super) fn read_copy_of(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
+        let to = self.scheme.read_copy(lpn, ppn);
+        if to == ppn {
+            return ppn;
+        }
+        if !self.copies.contains(lpn, to) {
+            self.invariant(format!("a read of logical page {lpn} was sent to page {to}, which is not a live copy of it"));
+            return ppn;
+        }
+        if self.blocks.is_programmed(to) { to } else { ppn }
+    }
+
+    pub(super) fn copies_report(&self) -> CopiesReport {
+        CopiesReport { alive: self.copies.len(), peak: self.copies.peak(), ..self.copy_counts.clone() }
+    }
+}
