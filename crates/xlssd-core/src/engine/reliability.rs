@@ -156,9 +156,11 @@ impl Simulator<'_> {
             return;
         }
         let page_type = self.geo.page_type(self.geo.page_in_block(ppn));
-        let w = self.cfg.physics.read_disturbance.weight(page_type, 0) as f32;
+        let block = self.geo.block_of(ppn);
+        let read_mode = if self.hooks.has(Hook::ProgramMode) { self.scheme.read_mode(block) } else { 0 };
+        let w = self.cfg.physics.read_disturbance.weight(page_type, read_mode) as f32;
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.reads[self.geo.block_of(ppn) as usize] += w;
+            rel.state.reads[block as usize] += w;
         }
     }
 

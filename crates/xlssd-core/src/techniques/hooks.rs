@@ -181,6 +181,13 @@ pub trait ProgramModes {
     fn time_factor(&mut self, _ppn: Ppn, _mode: ProgramMode) -> f64 {
         1.0
     }
+
+    /// The read mode `block` is read in: an index into `physics.read_disturbance.alpha`
+    /// (0, the nominal read voltage, by default). A block written for a lowered read
+    /// voltage is disturbed less by each read.
+    fn read_mode(&self, _block: u32) -> usize {
+        0
+    }
 }
 
 /// What victim selection may look at.

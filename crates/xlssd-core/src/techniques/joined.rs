@@ -72,6 +72,9 @@ impl ProgramModes for Joined {
     fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
         self.part(Hook::ProgramMode).time_factor(ppn, mode)
     }
+    fn read_mode(&self, block: u32) -> usize {
+        self.part_ref(Hook::ProgramMode).read_mode(block)
+    }
 }
 
 impl Cleaning for Joined {

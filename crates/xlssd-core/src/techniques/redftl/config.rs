@@ -31,6 +31,9 @@ pub struct RedConfig {
     pub hot_alpha: f64,
     /// Replicas a block may hold (Sec. 3.5, Fig. 11: 15; Fig. 12 varies it).
     pub max_replicas_per_block: u32,
+    /// Program time of a block in each read mode relative to a normal block (Table 4:
+    /// +0%, +8%, +19%). The read modes' tolerance is `physics.read_disturbance.alpha`.
+    pub mode_program_time: [f64; 3],
 }
 
 impl Default for RedConfig {
@@ -43,6 +46,7 @@ impl Default for RedConfig {
             migration: 0.9,
             hot_alpha: 2.0,
             max_replicas_per_block: 15,
+            mode_program_time: [1.0, 1.08, 1.19],
         }
     }
 }
@@ -67,6 +71,11 @@ impl RedConfig {
             ));
         }
         positive_f64(&k("hot_alpha"), self.hot_alpha)?;
+        for (i, &f) in self.mode_program_time.iter().enumerate() {
+            if !(1.0..=10.0).contains(&f) {
+                return Err(bad(&format!("{}[{i}]", k("mode_program_time")), show_f64(f), "a factor from 1 to 10"));
+            }
+        }
         Ok(())
     }
 }

@@ -3,12 +3,15 @@
 //! - `read-reclaim`: the baseline. One read counter per block; at the threshold the
 //!   whole block moves to a free block and is erased (Sec. 3.1).
 //! - `redftl`: replicas of read-hot pages, proactive migration, then read reclaim (Ch. 3).
+//! - `rrb`: read-resistant blocks only (Sec. 4.2.1, 4.3.2): reclaims write their data in
+//!   slower modes whose blocks tolerate more reads.
 //!
 //! Every scheme's relocations are measured by the engine under the reason `read_reclaim`
 //! (`ftl.relocations`): count, pages moved, service time and the reads that arrived
 //! during one.
 
 pub mod config;
+pub mod modes;
 pub mod reclaim;
 pub mod replicas;
 pub mod report;
@@ -16,6 +19,7 @@ pub mod report;
 use self::config::RedConfig;
 use self::reclaim::ReadReclaim;
 use self::replicas::RedFtl;
+use self::modes::Rrb;
 use super::hooks::*;
 use super::{SchemeInfo, TableInfo};
 use crate::error::Result;
@@ -55,6 +59,19 @@ pub const REDFTL: SchemeInfo = SchemeInfo {
             });
         }
         Ok(Box::new(RedFtl::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?)))
+    },
+};
+
+pub const RRB: SchemeInfo = SchemeInfo {
+    name: "rrb",
+    description: "seed 003's read-resistant blocks: reclaims write in slower modes that tolerate more reads, counted by effective disturbance",
+    hooks: &[Hook::Placement, Hook::ProgramMode, Hook::ReadPath],
+    table: Some(TABLE_NAME),
+    keys: &["reclaim_threshold", "reclaim_ahead_of_reads", "mode_program_time"],
+    streams: modes::MODES as u32,
+    build: |ctx| {
+        let cfg = super::table_config(ctx, TABLE_NAME)?;
+        Ok(Box::new(Rrb::new(&ctx.cfg.scheme.name, ctx.geo, &cfg, &ctx.cfg.physics.read_disturbance)))
     },
 };
 

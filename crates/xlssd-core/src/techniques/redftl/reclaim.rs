@@ -102,7 +102,7 @@ impl Technique for ReadReclaim {
             reclaim_threshold: self.threshold,
             reclaim_requests: self.requests,
             max_block_reads: self.counters.max_seen(),
-            replicas: Default::default(),
+            ..Default::default()
         };
         sections.insert(KEY.to_string(), serde_json::to_value(r).expect("report serialises"));
     }

@@ -263,6 +263,7 @@ impl Technique for RedFtl {
             reclaim_requests: self.reclaim_requests,
             max_block_reads: self.counters.max_seen(),
             replicas: Replicas { alive: self.replica.len() as u64, ..self.stats.clone() },
+            ..Default::default()
         };
         sections.insert(KEY.to_string(), serde_json::to_value(r).expect("report serialises"));
     }

@@ -16,8 +16,11 @@ pub struct ReadDisturbReport {
     /// Reads that found their block at or past the threshold (each asks for a reclaim;
     /// the engine starts one when the block's plane is free).
     pub reclaim_requests: u64,
-    /// The most reads any block served between two erases.
+    /// The most reads any block served between two erases (`rrb`: the largest effective
+    /// read disturbance, in reads of the slowest page type in a normal block).
     pub max_block_reads: u32,
+    /// Blocks opened in each read mode (`rrb`): normal, mode 1, mode 2.
+    pub blocks_opened_per_mode: Vec<u64>,
     /// Replicas of read-hot pages (redFTL).
     pub replicas: Replicas,
 }
