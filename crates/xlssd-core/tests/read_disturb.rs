@@ -213,3 +213,65 @@ fn rrb_moves_a_reclaimed_block_to_ever_more_read_resistant_modes() {
     let per = |x: &Report| reclaims(x).busy_ms / reclaims(x).finished as f64;
     assert!(per(&r) > 1.05 * per(&b), "{} vs {}", per(&r), per(&b));
 }
+
+fn tlc(scheme: &str, threshold: u32, max_read_count: u32) -> Config {
+    let mut cfg = device(scheme, threshold);
+    cfg.geometry.cell = xlssd_core::config::CellType::Tlc;
+    if scheme.starts_with("redftl") {
+        cfg.scheme.tables.get_mut("redftl").unwrap()["max_read_count"] = max_read_count.into();
+    }
+    cfg
+}
+
+/// Bursts of `burst` skewed reads of logical page 0's block, 200 us apart, `idle_ns` of
+/// host idleness between bursts.
+fn bursts(n: u64, burst: u64, idle_ns: u64) -> Vec<Request> {
+    // Two blocks of data per plane, so that a reclaimed block has a partner.
+    let mut v: Vec<Request> = (0..1024).map(|lpn| req(lpn * 1_000_000, lpn, 1, Op::Write, SPP)).collect();
+    let mut t = 2_000_000_000;
+    for b in 0..n {
+        v.extend(skewed_reads(burst, 200_000, t).into_iter().skip((b % 5) as usize));
+        t += burst * 200_000 + idle_ns;
+    }
+    v
+}
+
+#[test]
+fn redftl_plus_reclaims_while_the_host_is_idle_and_the_reads_do_not_wait() {
+    // Reclaims from 95% of a maximum read count of 1,000 (effective reads), in the
+    // background; the reads come in bursts of 100 with 300 ms of idleness between.
+    let plus = run(&tlc("redftl-plus", 950, 1_000), VecSource::open(bursts(100, 100, 300_000_000)), true);
+    let rr = reclaims(&plus);
+    assert!(rr.finished >= 1, "{rr:?}");
+    assert_eq!(rr.reads_during, 0, "{rr:?}");
+    // Each reclaim brings the plane's coldest block along into the same targets.
+    let partner = plus.ftl.relocations.iter().find(|x| x.reason == "rr_partner").expect("partner relocations");
+    assert!(partner.finished >= 1, "{partner:?}");
+    // rrb reclaims at once, ahead of the reads of the burst that crossed the threshold.
+    let rrb = run(&tlc("rrb", 950, 1_000), VecSource::open(bursts(100, 100, 300_000_000)), true);
+    let r2 = reclaims(&rrb);
+    assert!(r2.finished >= 1 && r2.reads_during > 0, "{r2:?}");
+    assert!(plus.host.read.latency_us.max < rrb.host.read.latency_us.max, "{} vs {}", plus.host.read.latency_us.max, rrb.host.read.latency_us.max);
+}
+
+#[test]
+fn redftl_plus_puts_the_hottest_pages_on_lsb_pages() {
+    // The hot pages of the workload sit on pages 0 and 1 of their block (LSB and CSB);
+    // after a reclaim they lead the copy order and land on the LSB pages of the targets,
+    // which then serve most reads. rrb copies in page order and keeps page types as they
+    // were; redftl-plusplus counts exactly and places alike.
+    let workload = || {
+        let mut v = fill();
+        v.extend(skewed_reads(6_000, 1_000_000, 2_000_000_000));
+        v
+    };
+    let lsb_share = |scheme: &str| {
+        let r = run(&tlc(scheme, 950, 1_000), VecSource::open(workload()), true);
+        let by = read_disturb(&r).host_reads_by_page_type;
+        assert!(reclaims(&r).finished >= 1, "{scheme}");
+        by[0] as f64 / by.iter().sum::<u64>() as f64
+    };
+    let (rrb, plus, plusplus) = (lsb_share("rrb"), lsb_share("redftl-plus"), lsb_share("redftl-plusplus"));
+    assert!(plus > rrb + 0.2, "redftl-plus {plus} vs rrb {rrb}");
+    assert!(plusplus > rrb + 0.2, "redftl-plusplus {plusplus} vs rrb {rrb}");
+}

@@ -44,6 +44,7 @@ impl Simulator<'_> {
                     if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
                         self.start_relocation(plane, block, Reason::Task(ask.reason));
                         self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
+                        self.jobs_ahead_of_reads += ask.ahead_of_reads as u32;
                     }
                 }
                 ReadAction::Copy { lpn, plane } => self.start_copy(lpn, plane),

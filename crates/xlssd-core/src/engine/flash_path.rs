@@ -293,11 +293,12 @@ impl Simulator<'_> {
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
-        let planes = first_plane as usize..(first_plane + ppd) as usize;
-        let foreground = planes.clone().any(|p| {
-            self.blocks.free_count(p as u32) < self.gc_hard_blocks || !self.blocked_programs[p].is_empty()
+        let foreground = (first_plane..first_plane + ppd).any(|p| {
+            self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty()
         });
-        let order = if self.gc_jobs[planes].iter().any(|j| j.ahead_of_reads) {
+        let ahead = self.jobs_ahead_of_reads > 0
+            && self.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
+        let order = if ahead {
             [QueueClass::Gc, QueueClass::Read, QueueClass::Write]
         } else if foreground {
             [QueueClass::Read, QueueClass::Gc, QueueClass::Write]

@@ -55,7 +55,7 @@ impl Simulator<'_> {
         pages.clear();
         pages.extend(self.blocks.valid_pages(block));
         if self.hooks.has(Hook::Cleaning) {
-            self.scheme.copy_order(&mut pages);
+            self.scheme.copy_order(&self.map, &mut pages);
         }
         for &ppn in &pages {
             let Some(lpn) = self.map.owner(ppn) else {
@@ -150,6 +150,7 @@ impl Simulator<'_> {
         self.note_erase(block, wear);
         let job = self.gc_jobs[plane as usize];
         self.relocs.finished(job.stats as usize, job.start, self.now());
+        self.jobs_ahead_of_reads -= job.ahead_of_reads as u32;
         let reason = job.reason;
         match reason {
             Reason::Gc => self.counters.gc_blocks_erased += 1,

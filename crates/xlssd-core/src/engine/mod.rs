@@ -274,6 +274,9 @@ pub struct Simulator<'s> {
     copies: crate::ftl::copies::ExtraCopies,
     copy_counts: copies::CopiesReport,
     scratch_actions: Vec<crate::techniques::ReadAction>,
+    /// Relocations running ahead of host reads (so the die scheduler looks for them only
+    /// when there are some).
+    jobs_ahead_of_reads: u32,
 
     check: bool,
     error: Option<Error>,
@@ -425,6 +428,7 @@ impl<'s> Simulator<'s> {
             copies: Default::default(),
             copy_counts: Default::default(),
             scratch_actions: Vec::new(),
+            jobs_ahead_of_reads: 0,
             check: false,
             error: None,
             setup_s: 0.0,

@@ -31,6 +31,7 @@ impl Simulator<'_> {
             geo: &self.geo,
             blocks: &self.blocks,
             busy: &busy,
+            host_idle_ns: if self.outstanding == 0 { self.now().saturating_sub(self.last_completion) } else { 0 },
             now: self.now(),
             clock_h: self.retention_clock_h(),
         };

@@ -78,6 +78,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `time`, which must not be in the past.
+    #[inline]
     pub fn schedule(&mut self, time: Time, event: E) {
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -96,6 +97,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` `delay` ns from now.
+    #[inline]
     pub fn schedule_in(&mut self, delay: Time, event: E) {
         self.schedule(self.now + delay, event);
     }
@@ -122,6 +124,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Takes the next event and advances the clock to it.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let from_ordered = match (self.heap.peek(), self.ordered.front()) {
             (Some(&Reverse(h)), Some(&(o, _))) => o < h,
@@ -142,10 +145,12 @@ impl<E> EventQueue<E> {
         Some((self.now, event))
     }
 
+    #[inline]
     fn push(&mut self, key: u128) {
         self.heap.push(Reverse(key));
     }
 
+    #[inline]
     fn pop_min(&mut self) -> Option<u128> {
         self.heap.pop().map(|Reverse(k)| k)
     }

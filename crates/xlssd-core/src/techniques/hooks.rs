@@ -206,8 +206,9 @@ pub trait Cleaning {
         ctx.policy.select(ctx.plane, ctx.blocks, ctx.now)
     }
 
-    /// Orders the valid pages of a block being relocated (page order by default).
-    fn copy_order(&mut self, _pages: &mut [Ppn]) {}
+    /// Orders the valid pages of a block being relocated (page order by default); `map`
+    /// gives each page's logical owner.
+    fn copy_order(&mut self, _map: &Mapping, _pages: &mut [Ppn]) {}
 }
 
 /// Free-block choice and static wear levelling, replaced as a whole when the simulator is
@@ -345,6 +346,9 @@ pub struct BackgroundCtx<'a> {
     pub blocks: &'a BlockManager,
     /// Planes running a relocation already.
     pub busy: &'a [bool],
+    /// How long the host has been idle (no request outstanding since the last completion);
+    /// 0 while a request is outstanding.
+    pub host_idle_ns: Time,
     pub now: Time,
     pub clock_h: f64,
 }

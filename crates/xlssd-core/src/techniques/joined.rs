@@ -81,8 +81,8 @@ impl Cleaning for Joined {
     fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
         self.part(Hook::Cleaning).victim(ctx)
     }
-    fn copy_order(&mut self, pages: &mut [Ppn]) {
-        self.part(Hook::Cleaning).copy_order(pages)
+    fn copy_order(&mut self, map: &crate::ftl::mapping::Mapping, pages: &mut [Ppn]) {
+        self.part(Hook::Cleaning).copy_order(map, pages)
     }
 }
 

@@ -63,7 +63,7 @@ pub struct BuildCtx<'a> {
 
 /// Every scheme, baselines included.
 pub const SCHEMES: &[SchemeInfo] =
-    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB];
+    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS];
 
 /// Every technique table.
 pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE];
@@ -343,7 +343,7 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb"]);
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus"]);
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

@@ -345,7 +345,7 @@ impl Cleaning for Approx {
     }
 
     /// Approximate pages first, so that they can open a second phase for the precise ones.
-    fn copy_order(&mut self, pages: &mut [Ppn]) {
+    fn copy_order(&mut self, _map: &crate::ftl::mapping::Mapping, pages: &mut [Ppn]) {
         if self.variant == Variant::Approxftl {
             layout::copy_order(pages, |p| self.is_approx_page(p));
         }

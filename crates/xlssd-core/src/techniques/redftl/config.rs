@@ -34,6 +34,10 @@ pub struct RedConfig {
     /// Program time of a block in each read mode relative to a normal block (Table 4:
     /// +0%, +8%, +19%). The read modes' tolerance is `physics.read_disturbance.alpha`.
     pub mode_program_time: [f64; 3],
+    /// How often the background reclaim of `redftl-plus` looks for an idle host, and how
+    /// long the host must have been idle for it to start, in microseconds (an assumption:
+    /// the seed says only "when idle").
+    pub background_period_us: f64,
 }
 
 impl Default for RedConfig {
@@ -47,6 +51,7 @@ impl Default for RedConfig {
             hot_alpha: 2.0,
             max_replicas_per_block: 15,
             mode_program_time: [1.0, 1.08, 1.19],
+            background_period_us: 10_000.0,
         }
     }
 }
@@ -71,6 +76,9 @@ impl RedConfig {
             ));
         }
         positive_f64(&k("hot_alpha"), self.hot_alpha)?;
+        if !(1.0..=1e9).contains(&self.background_period_us) {
+            return Err(bad(&k("background_period_us"), show_f64(self.background_period_us), "1 us to 1e9 us"));
+        }
         for (i, &f) in self.mode_program_time.iter().enumerate() {
             if !(1.0..=10.0).contains(&f) {
                 return Err(bad(&format!("{}[{i}]", k("mode_program_time")), show_f64(f), "a factor from 1 to 10"));

@@ -5,6 +5,8 @@
 //! - `redftl`: replicas of read-hot pages, proactive migration, then read reclaim (Ch. 3).
 //! - `rrb`: read-resistant blocks only (Sec. 4.2.1, 4.3.2): reclaims write their data in
 //!   slower modes whose blocks tolerate more reads.
+//! - `redftl-plus`, `redftl-plusplus`: Ch. 4's redFTL+ (read-resistant blocks and pages,
+//!   hotness counters, coldest-block mixing, background reclaim), and with exact counts.
 //!
 //! Every scheme's relocations are measured by the engine under the reason `read_reclaim`
 //! (`ftl.relocations`): count, pages moved, service time and the reads that arrived
@@ -19,7 +21,7 @@ pub mod report;
 use self::config::RedConfig;
 use self::reclaim::ReadReclaim;
 use self::replicas::RedFtl;
-use self::modes::Rrb;
+use self::modes::{ReadResistant, Variant};
 use super::hooks::*;
 use super::{SchemeInfo, TableInfo};
 use crate::error::Result;
@@ -69,11 +71,36 @@ pub const RRB: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &["reclaim_threshold", "reclaim_ahead_of_reads", "mode_program_time"],
     streams: modes::MODES as u32,
-    build: |ctx| {
-        let cfg = super::table_config(ctx, TABLE_NAME)?;
-        Ok(Box::new(Rrb::new(&ctx.cfg.scheme.name, ctx.geo, &cfg, &ctx.cfg.physics.read_disturbance)))
-    },
+    build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
+
+const PLUS_KEYS: [&str; 5] = ["reclaim_threshold", "reclaim_ahead_of_reads", "max_read_count", "mode_program_time", "background_period_us"];
+
+pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
+    name: "redftl-plus",
+    description: "seed 003's redFTL+: read-resistant blocks and pages, two-level read counters, coldest-block mixing, background reclaim",
+    hooks: &[Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background],
+    table: Some(TABLE_NAME),
+    keys: &PLUS_KEYS,
+    streams: modes::PLUS_STREAMS,
+    build: |ctx| read_resistant(ctx, Variant::Plus),
+};
+
+pub const REDFTL_PLUSPLUS: SchemeInfo = SchemeInfo {
+    name: "redftl-plusplus",
+    description: "seed 003's redFTL++: redFTL+ with an exact read count per logical page",
+    hooks: &[Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background],
+    table: Some(TABLE_NAME),
+    keys: &PLUS_KEYS,
+    streams: modes::PLUS_STREAMS,
+    build: |ctx| read_resistant(ctx, Variant::PlusPlus),
+};
+
+fn read_resistant(ctx: &super::BuildCtx, variant: Variant) -> crate::error::Result<Box<dyn Technique>> {
+    let cfg = super::table_config(ctx, TABLE_NAME)?;
+    let d = &ctx.cfg.physics.read_disturbance;
+    Ok(Box::new(ReadResistant::new(&ctx.cfg.scheme.name, variant, ctx.geo, &cfg, d, ctx.logical_pages)))
+}
 
 pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
 

@@ -21,6 +21,9 @@ pub struct ReadDisturbReport {
     pub max_block_reads: u32,
     /// Blocks opened in each read mode (`rrb`): normal, mode 1, mode 2.
     pub blocks_opened_per_mode: Vec<u64>,
+    /// Host reads sensed on each page type (LSB, CSB, MSB for TLC) under the read-resistant
+    /// schemes: read-resistant pages raise the share of the first.
+    pub host_reads_by_page_type: Vec<u64>,
     /// Replicas of read-hot pages (redFTL).
     pub replicas: Replicas,
 }
