@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from xlssd import __version__, _core
+from xlssd import __version__, _core, signals
 from xlssd.atomic import check_target, make_dir, path_argument, write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
 from xlssd.progress import simulation_bar
@@ -20,7 +20,6 @@ from xlssd.workload import FORMATS, Trace, synthetic
 
 EXIT_USER_ERROR = 2
 EXIT_SIMULATION_ERROR = 3
-EXIT_INTERRUPTED = 130
 #: A reader that went away (`xlssd ... | head`): the shell's code for a death by SIGPIPE.
 EXIT_BROKEN_PIPE = 128 + 13
 
@@ -374,11 +373,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        code = COMMANDS[args.command](args)
-        # Here rather than at exit, so that a reader gone away is handled below. (No
-        # stdout at all when the command was started with it closed.)
-        if sys.stdout is not None:
-            sys.stdout.flush()
+        with signals.handled():
+            code = COMMANDS[args.command](args)
+            # Here rather than at exit, so that a reader gone away is handled below. (No
+            # stdout at all when the command was started with it closed.)
+            if sys.stdout is not None:
+                sys.stdout.flush()
         return code
     except BrokenPipeError:
         return _reader_gone()
@@ -388,9 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _core.XlssdError as e:
         print(f"xlssd: simulation failed: {e}", file=sys.stderr)
         return EXIT_SIMULATION_ERROR
-    except KeyboardInterrupt:
-        print("xlssd: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"xlssd: {signals.message(stop)}", file=sys.stderr)
+        return signals.exit_code(stop)
     except OSError as e:
         # A file or folder the command reached on its own (the helpers of xlssd.atomic
         # name theirs): still the environment's doing, not a bug.

@@ -5,6 +5,7 @@
 //! saying so, never as an abort.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -12,7 +13,7 @@ use pyo3::prelude::*;
 
 use xlssd_core::config::WorkloadConfig;
 use pyo3::types::PyBytes;
-use xlssd_core::{Config, Error, Payload, Progress, RunOptions, Workload};
+use xlssd_core::{interrupt, Config, Error, Payload, Progress, RunOptions, Workload};
 
 create_exception!(_core, XlssdError, PyException, "Base class of xlssd's errors.");
 create_exception!(_core, ConfigError, XlssdError, "A config key is unknown, mistyped or out of range.");
@@ -241,36 +242,68 @@ fn physics_rber(
     Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
 }
 
+/// The first Python exception raised while a run was going (by a signal handler, or by the
+/// progress callback), to be raised as itself once the core has stopped.
+#[derive(Clone, Default)]
+struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    fn keep(&self, e: PyErr) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Whether the run must stop: runs Python's signal handlers (Ctrl-C raises
+    /// KeyboardInterrupt; the command line's SIGTERM handler raises its own), keeping
+    /// what they raise. The core calls this every interval of a run, whatever the progress
+    /// display does (`xlssd_core::interrupt`).
+    fn signalled(&self) -> bool {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                self.keep(e);
+                true
+            }
+        })
+    }
+}
+
 struct PyProgress {
     callback: Py<PyAny>,
+    raised: Raised,
+}
+
+impl PyProgress {
+    /// Whether the run goes on after the callback's answer: an exception stops it (and is
+    /// raised as itself), and so does `False`.
+    fn goes_on(&self, answer: PyResult<Bound<'_, PyAny>>) -> bool {
+        match answer {
+            Ok(v) => !v.is(&pyo3::types::PyBool::new(v.py(), false)),
+            Err(e) => {
+                self.raised.keep(e);
+                false
+            }
+        }
+    }
 }
 
 impl Progress for PyProgress {
     fn update(&mut self, requests_done: u64, simulated_ns: u64) -> bool {
-        Python::attach(|py| {
-            if py.check_signals().is_err() {
-                return false;
-            }
-            match self.callback.call1(py, (requests_done, simulated_ns)) {
-                Ok(v) => !v.bind(py).is(&pyo3::types::PyBool::new(py, false)),
-                Err(_) => false,
-            }
-        })
+        Python::attach(|py| self.goes_on(self.callback.bind(py).call1((requests_done, simulated_ns))))
     }
 
     /// Calls the callback's `setup(stage, done, total)` method, when it has one.
     fn setting_up(&mut self, stage: &str, done: u64, total: u64) -> bool {
         Python::attach(|py| {
-            if py.check_signals().is_err() {
-                return false;
-            }
             let callback = self.callback.bind(py);
-            if !callback.hasattr("setup").unwrap_or(false) {
-                return true;
-            }
-            match callback.call_method1("setup", (stage, done, total)) {
-                Ok(v) => !v.is(&pyo3::types::PyBool::new(py, false)),
-                Err(_) => false,
+            match callback.hasattr("setup") {
+                Ok(false) => true,
+                Ok(true) => self.goes_on(callback.call_method1("setup", (stage, done, total))),
+                Err(e) => self.goes_on(Err(e)),
             }
         })
     }
@@ -315,8 +348,11 @@ fn run_inner(
 ) -> PyResult<String> {
     let cfg = guarded(|| Config::from_json_str(config_json))?;
     let workload: Workload = guarded(|| parse_json(workload_json, "workload"))?;
-    let mut progress = progress.map(|callback| PyProgress { callback });
-    py.detach(|| {
+    let raised = Raised::default();
+    let mut progress = progress.map(|callback| PyProgress { callback, raised: raised.clone() });
+    let result = py.detach(|| {
+        let signals = raised.clone();
+        let _stop = interrupt::install(Box::new(move || signals.signalled()));
         guarded(|| {
             let opts = RunOptions {
                 check,
@@ -327,7 +363,11 @@ fn run_inner(
             let report = xlssd_core::simulate(&cfg, &workload, opts)?;
             Ok(report.to_json())
         })
-    })
+    });
+    match raised.take() {
+        Some(e) => Err(e),
+        None => result,
+    }
 }
 
 #[pymodule]

@@ -27,6 +27,7 @@ use crate::controller::die::{Channel, Die};
 use crate::controller::txn::{TxnKind, TxnSlab};
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 use crate::error::{Error, Result};
+use crate::interrupt;
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
 use crate::ftl::gc::selector;
@@ -439,6 +440,9 @@ impl<'s> Simulator<'s> {
         }
         self.prime_arrivals()?;
         self.schedule_background();
+        // Asking whether to stop reads the clock, so it is done every so many events (a few
+        // hundred microseconds apart) rather than after each.
+        const POLL_EVERY: u64 = 1 << 10;
         const PROGRESS_EVERY: u64 = 1 << 16;
         const CHECK_EVERY: u64 = 1 << 12;
         loop {
@@ -452,10 +456,13 @@ impl<'s> Simulator<'s> {
                 if self.check && n % CHECK_EVERY == 0 {
                     self.check_invariants()?;
                 }
-                if n % PROGRESS_EVERY == 0 {
-                    if let Some(p) = opts.progress.as_mut() {
-                        if !p.update(self.completed, self.q.now()) {
-                            return Err(Error::Interrupted);
+                if n % POLL_EVERY == 0 {
+                    interrupt::poll()?;
+                    if n % PROGRESS_EVERY == 0 {
+                        if let Some(p) = opts.progress.as_mut() {
+                            if !p.update(self.completed, self.q.now()) {
+                                return Err(Error::Interrupted);
+                            }
                         }
                     }
                 }
@@ -494,7 +501,7 @@ impl<'s> Simulator<'s> {
         if self.check {
             self.check_invariants()?;
         }
-        self.payload_final_read();
+        self.payload_final_read()?;
         let wall_s = wall.elapsed().as_secs_f64();
         let report = self.build_report(self.setup_s, wall_s, opts.workload_description.take());
         if let (Some(p), Some(store)) = (opts.payload, self.payload.take()) {

@@ -393,11 +393,12 @@ impl Simulator<'_> {
     /// once, after the run, through the plain read path without its timing. Each page's
     /// RBER includes the read disturbance its block took during the run; the final read
     /// itself disturbs nothing, and no scheme's read-retry policy applies.
-    pub(super) fn payload_final_read(&mut self) {
-        let Some(after_h) = self.payload.as_ref().and_then(|p| p.final_read_after_h) else { return };
+    pub(super) fn payload_final_read(&mut self) -> crate::error::Result<()> {
+        let Some(after_h) = self.payload.as_ref().and_then(|p| p.final_read_after_h) else { return Ok(()) };
         let clock_h = self.retention_clock_h() + after_h;
         let lpns = self.payload.as_ref().map(|p| p.lpns()).unwrap_or(0..0);
         for lpn in lpns {
+            crate::interrupt::poll()?;
             let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
@@ -407,6 +408,7 @@ impl Simulator<'_> {
                 p.on_final_read(lpn, found);
             }
         }
+        Ok(())
     }
 
     /// How a read of `ppn` at retention clock `clock_h` ends: its RBER, and whether it comes
