@@ -173,13 +173,16 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace):
-    from xlssd.sweep.backends import LocalPool, RayCluster
+    from xlssd.sweep.backends import LocalPool
+    from xlssd.sweep.ray_cluster import RayCluster
 
     if args.jobs is not None and args.jobs < 1:
         raise _core.ConfigError(f"--jobs: {args.jobs} is not a positive number")
     if args.ray is None:
         return LocalPool(args.jobs)
-    return RayCluster(address=args.ray or None, num_cpus=args.jobs)
+    cluster = RayCluster(address=args.ray or None, num_cpus=args.jobs)
+    cluster.check()
+    return cluster
 
 
 def _read_payload(args: argparse.Namespace) -> bytes | None:
