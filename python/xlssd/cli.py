@@ -84,9 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     rber.add_argument("--retention", type=float, default=0.0, metavar="HOURS", help="hours since the page was written")
     rber.add_argument("--reads", type=float, default=0.0, help="reads of the block since its erase (read disturbance)")
     rber.add_argument("--algorithm", default="sv", choices=("sv", "dv", "rv"), help="ISPP algorithm (power-law model)")
-    rber.add_argument("--page-type", type=int, choices=(0, 1, 2), default=2,
+    # Ranges checked by the core, which names the flag and the range.
+    rber.add_argument("--page-type", type=int, default=2, metavar="{0,1,2}",
                       help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
-    rber.add_argument("--read-mode", type=int, choices=(0, 1, 2), default=0,
+    rber.add_argument("--read-mode", type=int, default=0, metavar="{0,1,2}",
                       help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
     modes = ("precise", "approx-vmax", "approx-dvpp")
     rber.add_argument("--mode", default="precise", choices=modes, help="program mode of the page (vth model)")

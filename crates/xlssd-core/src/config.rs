@@ -43,6 +43,8 @@ pub struct Config {
     pub physics: PhysicsConfig,
     pub ecc: EccConfig,
     pub aging: AgingConfig,
+    /// Bounds on what a run may take (memory).
+    pub limits: crate::limits::LimitsConfig,
     /// The scheme: which techniques run, and their parameters.
     pub scheme: crate::techniques::SchemeConfig,
 }
@@ -66,6 +68,7 @@ impl Default for Config {
             physics: PhysicsConfig::default(),
             ecc: EccConfig::default(),
             aging: AgingConfig::default(),
+            limits: Default::default(),
             scheme: Default::default(),
         }
     }

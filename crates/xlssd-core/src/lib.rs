@@ -14,6 +14,7 @@ pub mod error;
 pub mod ftl;
 pub mod host;
 pub mod interrupt;
+pub mod limits;
 pub mod nand;
 pub mod physics;
 pub mod report;

@@ -278,6 +278,8 @@ impl<'s> Simulator<'s> {
         progress: Option<&mut dyn Progress>,
     ) -> Result<Simulator<'s>> {
         cfg.validate()?;
+        // Before anything that grows with the device is allocated.
+        crate::limits::check_memory(cfg)?;
         let mut cfg = cfg.clone();
         cfg.scheme = cfg.scheme.resolved()?;
         let cfg = &cfg;
@@ -289,13 +291,13 @@ impl<'s> Simulator<'s> {
 
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
-        let mut blocks = BlockManager::new(&geo, host_streams + 3);
+        let mut blocks = BlockManager::new(&geo, host_streams + 3)?;
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
             .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
-        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages);
+        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
             AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
@@ -399,7 +401,7 @@ impl<'s> Simulator<'s> {
                 geo.pages,
                 geo.channels,
                 stream_seed(cfg.seed, SEED_PHYSICS),
-            ),
+            )?,
             payload: None,
             observed: scheme.observed(),
             scheme,

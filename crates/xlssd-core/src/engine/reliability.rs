@@ -75,23 +75,25 @@ pub(super) struct Reliability {
 }
 
 impl Reliability {
-    pub fn new(cfg: &Config, blocks: u32, pages: Ppn, channels: u32, seed: u64) -> Option<Reliability> {
+    pub fn new(cfg: &Config, blocks: u32, pages: Ppn, channels: u32, seed: u64) -> crate::error::Result<Option<Reliability>> {
+        if !crate::limits::estimate::keeps_page_physics(cfg) {
+            return Ok(None);
+        }
         let model: Box<dyn RberModel> = match cfg.physics.model {
-            ModelKind::None if cfg.ecc.scheme == EccScheme::None => return None,
             ModelKind::None => Box::new(NoErrors),
             ModelKind::PowerLaw => Box::new(crate::physics::power_law::PowerLaw::new(cfg.physics.power_law.clone())),
             ModelKind::ExpLinear => Box::new(cfg.physics.exp_linear.clone()),
             ModelKind::Vth => Box::new(crate::physics::vth_table::VthTable::new(cfg.physics.vth.clone())),
         };
-        Some(Reliability {
-            state: DeviceState::new(blocks, pages),
+        Ok(Some(Reliability {
+            state: DeviceState::new(blocks, pages)?,
             model,
             stats: ReliabilityStats { soft: vec![0; cfg.ecc.ldpc.soft_levels as usize], ..Default::default() },
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             ecc_free: vec![0; channels as usize],
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
-        })
+        }))
     }
 }
 
