@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 mod finite;
 pub(crate) mod ranges;
 
+pub use ranges::show_f64;
+
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
 pub use crate::ecc::config::{EccConfig, EccScheme};
 pub use crate::ftl::config::{AllocationScheme, FtlConfig, GcConfig, GcPolicy, PreconditionConfig, WlConfig};
@@ -225,7 +227,7 @@ impl Config {
         self.workload.check_arrival_span("workload", self.host.time_scale)?;
         self.physics.validate()?;
         self.ecc.validate(self.geometry.page_size)?;
-        self.aging.validate()?;
+        self.aging.validate(&self.physics)?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
         self.validate_capacity()
