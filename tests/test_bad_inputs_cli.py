@@ -205,9 +205,9 @@ CASES = [
     Bad("run-payload-lba-huge", (*RUN, "--payload-lba", "99999999999999999999999"),
         r"argument --payload-lba: value '99999999999999999999999' is not a sector number"),
     Bad("physics-page-type-negative", ("physics", "rber", "--model", "power-law", "--page-type", "-1"),
-        r"argument --page-type: invalid choice: -1"),
+        r"--page-type: value -1 is out of range: expected 0 to 2"),
     Bad("physics-read-mode-huge", ("physics", "rber", "--model", "power-law", "--read-mode", "99999999999999999999"),
-        r"argument --read-mode: invalid choice"),
+        r"--read-mode: value 99999999999999999999 is out of range: expected 0 to 2"),
 ]
 
 

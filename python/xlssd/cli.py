@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from xlssd import __version__, _core
+from xlssd import __version__, _core, signals
 from xlssd.atomic import check_target, make_dir, path_argument, write_bytes, write_text
 from xlssd.config import load_config, preset_description, preset_names
 from xlssd.progress import simulation_bar
@@ -20,7 +20,6 @@ from xlssd.workload import FORMATS, Trace, synthetic
 
 EXIT_USER_ERROR = 2
 EXIT_SIMULATION_ERROR = 3
-EXIT_INTERRUPTED = 130
 #: A reader that went away (`xlssd ... | head`): the shell's code for a death by SIGPIPE.
 EXIT_BROKEN_PIPE = 128 + 13
 
@@ -85,9 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     rber.add_argument("--retention", type=float, default=0.0, metavar="HOURS", help="hours since the page was written")
     rber.add_argument("--reads", type=float, default=0.0, help="reads of the block since its erase (read disturbance)")
     rber.add_argument("--algorithm", default="sv", choices=("sv", "dv", "rv"), help="ISPP algorithm (power-law model)")
-    rber.add_argument("--page-type", type=int, choices=(0, 1, 2), default=2,
+    # Ranges checked by the core, which names the flag and the range.
+    rber.add_argument("--page-type", type=int, default=2, metavar="{0,1,2}",
                       help="page type read: 0 LSB, 1 CSB, 2 MSB (default 2)")
-    rber.add_argument("--read-mode", type=int, choices=(0, 1, 2), default=0,
+    rber.add_argument("--read-mode", type=int, default=0, metavar="{0,1,2}",
                       help="read mode 0, 1 or 2 (read voltage 1.00, 0.98, 0.96)")
     modes = ("precise", "approx-vmax", "approx-dvpp")
     rber.add_argument("--mode", default="precise", choices=modes, help="program mode of the page (vth model)")
@@ -174,13 +174,16 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace):
-    from xlssd.sweep.backends import LocalPool, RayCluster
+    from xlssd.sweep.backends import LocalPool
+    from xlssd.sweep.ray_cluster import RayCluster
 
     if args.jobs is not None and args.jobs < 1:
         raise _core.ConfigError(f"--jobs: {args.jobs} is not a positive number")
     if args.ray is None:
         return LocalPool(args.jobs)
-    return RayCluster(address=args.ray or None, num_cpus=args.jobs)
+    cluster = RayCluster(address=args.ray or None, num_cpus=args.jobs)
+    cluster.check()
+    return cluster
 
 
 def _read_payload(args: argparse.Namespace) -> bytes | None:
@@ -374,11 +377,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        code = COMMANDS[args.command](args)
-        # Here rather than at exit, so that a reader gone away is handled below. (No
-        # stdout at all when the command was started with it closed.)
-        if sys.stdout is not None:
-            sys.stdout.flush()
+        with signals.handled():
+            code = COMMANDS[args.command](args)
+            # Here rather than at exit, so that a reader gone away is handled below. (No
+            # stdout at all when the command was started with it closed.)
+            if sys.stdout is not None:
+                sys.stdout.flush()
         return code
     except BrokenPipeError:
         return _reader_gone()
@@ -388,9 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _core.XlssdError as e:
         print(f"xlssd: simulation failed: {e}", file=sys.stderr)
         return EXIT_SIMULATION_ERROR
-    except KeyboardInterrupt:
-        print("xlssd: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"xlssd: {signals.message(stop)}", file=sys.stderr)
+        return signals.exit_code(stop)
     except OSError as e:
         # A file or folder the command reached on its own (the helpers of xlssd.atomic
         # name theirs): still the environment's doing, not a bug.

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 mod finite;
 pub(crate) mod ranges;
 
+pub use ranges::show_f64;
+
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
 pub use crate::ecc::config::{EccConfig, EccScheme};
 pub use crate::ftl::config::{AllocationScheme, FtlConfig, GcConfig, GcPolicy, PreconditionConfig, WlConfig};
@@ -43,6 +45,8 @@ pub struct Config {
     pub physics: PhysicsConfig,
     pub ecc: EccConfig,
     pub aging: AgingConfig,
+    /// Bounds on what a run may take (memory).
+    pub limits: crate::limits::LimitsConfig,
     /// The scheme: which techniques run, and their parameters.
     pub scheme: crate::techniques::SchemeConfig,
 }
@@ -66,6 +70,7 @@ impl Default for Config {
             physics: PhysicsConfig::default(),
             ecc: EccConfig::default(),
             aging: AgingConfig::default(),
+            limits: Default::default(),
             scheme: Default::default(),
         }
     }
@@ -222,7 +227,7 @@ impl Config {
         self.workload.check_arrival_span("workload", self.host.time_scale)?;
         self.physics.validate()?;
         self.ecc.validate(self.geometry.page_size)?;
-        self.aging.validate()?;
+        self.aging.validate(&self.physics)?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
         self.validate_capacity()

@@ -13,6 +13,8 @@ pub mod ecc;
 pub mod error;
 pub mod ftl;
 pub mod host;
+pub mod interrupt;
+pub mod limits;
 pub mod nand;
 pub mod physics;
 pub mod report;

@@ -1,18 +1,19 @@
 //! Python bindings of the xlssd core: a few functions taking and returning JSON text, so
 //! that the Python package owns the user's experience and the core owns the speed.
 //!
-//! Every entry point catches panics, so a bug in the core reaches Python as an `XlssdError`
-//! saying so, never as an abort.
+//! Every entry point catches panics (`guarded`, `catching`), so a bug in the core reaches
+//! Python as an `XlssdError` saying so, never as an abort or a PanicException.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-use xlssd_core::config::WorkloadConfig;
+use xlssd_core::config::{show_f64, WorkloadConfig};
 use pyo3::types::PyBytes;
-use xlssd_core::{Config, Error, Payload, Progress, RunOptions, Workload};
+use xlssd_core::{interrupt, Config, Error, Payload, Progress, RunOptions, Workload};
 
 create_exception!(_core, XlssdError, PyException, "Base class of xlssd's errors.");
 create_exception!(_core, ConfigError, XlssdError, "A config key is unknown, mistyped or out of range.");
@@ -31,11 +32,15 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// Runs `f`, turning errors and panics into Python exceptions.
+/// Runs `f`, turning the core's errors and panics into Python exceptions.
 fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    catching(|| f().map_err(to_py))
+}
+
+/// Runs `f`, turning a panic into a `SimulationError` saying so.
+fn catching<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(to_py(e)),
+        Ok(result) => result,
         Err(panic) => {
             let what = panic
                 .downcast_ref::<String>()
@@ -122,7 +127,7 @@ fn bch(k_bytes: Option<&Bound<'_, PyAny>>, m: Option<&Bound<'_, PyAny>>) -> PyRe
 
 fn rber_arg(rber: f64) -> PyResult<f64> {
     if !(rber.is_finite() && rber > 0.0 && rber < 0.5) {
-        return Err(ConfigError::new_err(format!("--rber: value {rber} is out of range: expected 0 < RBER < 0.5")));
+        return Err(ConfigError::new_err(format!("--rber: value {} is out of range: expected 0 < RBER < 0.5", show_f64(rber))));
     }
     Ok(rber)
 }
@@ -132,8 +137,10 @@ fn rber_arg(rber: f64) -> PyResult<f64> {
 #[pyfunction]
 #[pyo3(signature = (k_bytes=None, m=None))]
 fn ecc_max_t(k_bytes: Option<Bound<'_, PyAny>>, m: Option<Bound<'_, PyAny>>) -> PyResult<u32> {
-    let code = bch(k_bytes.as_ref(), m.as_ref())?;
-    Ok(code.max_t().unwrap_or(0))
+    catching(|| {
+        let code = bch(k_bytes.as_ref(), m.as_ref())?;
+        Ok(code.max_t().unwrap_or(0))
+    })
 }
 
 /// The smallest BCH correction capability t meeting `uber` at `rber` (None beyond what the
@@ -147,14 +154,16 @@ fn ecc_required_t(
     k_bytes: Option<Bound<'_, PyAny>>,
     m: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Option<(u32, u32, u64, u64)>> {
-    let code = bch(k_bytes.as_ref(), m.as_ref())?;
-    let rber = rber_arg(rber)?;
-    if !(uber.is_finite() && uber > 0.0 && uber < 1.0) {
-        return Err(ConfigError::new_err(format!("--uber: value {uber} is out of range: expected 0 < UBER < 1")));
-    }
-    let max_t = code.max_t().unwrap_or(0);
-    let found = code.required_t(rber, uber).filter(|&t| t <= max_t);
-    Ok(found.map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
+    catching(|| {
+        let code = bch(k_bytes.as_ref(), m.as_ref())?;
+        let rber = rber_arg(rber)?;
+        if !(uber.is_finite() && uber > 0.0 && uber < 1.0) {
+            return Err(ConfigError::new_err(format!("--uber: value {} is out of range: expected 0 < UBER < 1", show_f64(uber))));
+        }
+        let max_t = code.max_t().unwrap_or(0);
+        let found = code.required_t(rber, uber).filter(|&t| t <= max_t);
+        Ok(found.map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
+    })
 }
 
 /// UBER of a t-correcting BCH code at `rber` (seed 001, Eq. 2). `t` must be one the code
@@ -162,17 +171,19 @@ fn ecc_required_t(
 #[pyfunction]
 #[pyo3(signature = (rber, t, k_bytes=None))]
 fn ecc_uber(rber: f64, t: Bound<'_, PyAny>, k_bytes: Option<Bound<'_, PyAny>>) -> PyResult<f64> {
-    let code = bch(k_bytes.as_ref(), None)?;
-    let max_t = code.max_t().unwrap_or(0);
-    let t = int_arg(
-        Some(&t),
-        0,
-        "--t",
-        0,
-        max_t as i64,
-        &format!("0 to {max_t}, the most a code of {} data bytes can correct in this model", code.k_bytes),
-    )?;
-    Ok(code.uber(rber_arg(rber)?, t as u32))
+    catching(|| {
+        let code = bch(k_bytes.as_ref(), None)?;
+        let max_t = code.max_t().unwrap_or(0);
+        let t = int_arg(
+            Some(&t),
+            0,
+            "--t",
+            0,
+            max_t as i64,
+            &format!("0 to {max_t}, the most a code of {} data bytes can correct in this model", code.k_bytes),
+        )?;
+        Ok(code.uber(rber_arg(rber)?, t as u32))
+    })
 }
 
 /// RBER of a page under a physics model: `model` is "power-law", "exp-linear" or "vth";
@@ -195,82 +206,129 @@ fn physics_rber(
     y_neighbour: &str,
     z_neighbour: &str,
 ) -> PyResult<(f64, f64, f64)> {
-    use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
-    use xlssd_core::physics::vth::{Disturbers, VthConfig};
-    use xlssd_core::physics::{Ispp, PageHistory, ProgramMode, RberModel};
-    for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(ConfigError::new_err(format!("{name}: value {v} is out of range: expected a number >= 0")));
+    catching(|| {
+        use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
+        use xlssd_core::physics::vth::{Disturbers, VthConfig};
+        use xlssd_core::physics::{Ispp, PageHistory, ProgramMode, RberModel};
+        for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::new_err(format!("{name}: value {} is out of range: expected a number >= 0", show_f64(v))));
+            }
         }
+        if model == "vth" {
+            // The range the simulator tabulates the model over; far beyond it the model's
+            // distributions outgrow any memory.
+            use xlssd_core::physics::vth_table::{MAX_HOURS, MAX_PE};
+            for (name, v, most, unit) in [("--pe", pe, MAX_PE, "cycles"), ("--retention", retention_h, MAX_HOURS, "hours")] {
+                if v > most {
+                    return Err(ConfigError::new_err(format!(
+                        "{name}: value {} is out of range: expected 0 to {most} {unit} for --model vth (the range its tables cover)",
+                        show_f64(v)
+                    )));
+                }
+            }
+        }
+        let alg = match algorithm {
+            "sv" => Ispp::Sv,
+            "dv" => Ispp::Dv,
+            "rv" => Ispp::Rv,
+            other => return Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
+        };
+        let rd = ReadDisturbConfig::default();
+        let index = |v: Option<Bound<'_, PyAny>>, default: i64, flag: &str, n: usize| {
+            int_arg(v.as_ref(), default, flag, 0, n as i64 - 1, &format!("0 to {}", n - 1)).map(|i| i as usize)
+        };
+        let page_type = index(page_type, 2, "--page-type", rd.beta.len())?;
+        let read_mode = index(read_mode, 0, "--read-mode", rd.alpha.len())?;
+        let modes = "precise, approx-vmax or approx-dvpp";
+        let mode = ProgramMode::parse(mode)
+            .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
+        let mut disturbers = Disturbers::NONE;
+        for (flag, name, counts) in [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)] {
+            if name != "none" {
+                let m = ProgramMode::parse(name)
+                    .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {modes}")))?;
+                counts[m.index()] += 1;
+            }
+        }
+        let page = PageHistory { pe, retention_h, weighted_reads: 0.0, mode, disturbers, ..PageHistory::fresh(alg) };
+        let base = match model {
+            "power-law" => PowerLawConfig::default().rber(&page),
+            "exp-linear" => ExpLinearConfig::default().rber(&page),
+            "vth" => VthConfig::default().rber(mode, &disturbers, pe, retention_h),
+            other => {
+                return Err(ConfigError::new_err(format!("--model: unknown `{other}`; expected power-law, exp-linear or vth")))
+            }
+        };
+        let weighted = reads * rd.weight(page_type, read_mode);
+        let total = (base + rd.rber(weighted)).min(xlssd_core::physics::MAX_RBER);
+        let hard_limit = xlssd_core::ecc::ldpc::LdpcConfig::default().hard_limit;
+        Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
+    })
+}
+
+/// The first Python exception raised while a run was going (by a signal handler, or by the
+/// progress callback), to be raised as itself once the core has stopped.
+#[derive(Clone, Default)]
+struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    fn keep(&self, e: PyErr) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
     }
-    let alg = match algorithm {
-        "sv" => Ispp::Sv,
-        "dv" => Ispp::Dv,
-        "rv" => Ispp::Rv,
-        other => return Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
-    };
-    let rd = ReadDisturbConfig::default();
-    let index = |v: Option<Bound<'_, PyAny>>, default: i64, flag: &str, n: usize| {
-        int_arg(v.as_ref(), default, flag, 0, n as i64 - 1, &format!("0 to {}", n - 1)).map(|i| i as usize)
-    };
-    let page_type = index(page_type, 2, "--page-type", rd.beta.len())?;
-    let read_mode = index(read_mode, 0, "--read-mode", rd.alpha.len())?;
-    let modes = "precise, approx-vmax or approx-dvpp";
-    let mode = ProgramMode::parse(mode)
-        .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
-    let mut disturbers = Disturbers::NONE;
-    for (flag, name, counts) in [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)] {
-        if name != "none" {
-            let m = ProgramMode::parse(name)
-                .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {modes}")))?;
-            counts[m.index()] += 1;
-        }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
-    let page = PageHistory { pe, retention_h, weighted_reads: 0.0, mode, disturbers, ..PageHistory::fresh(alg) };
-    let base = match model {
-        "power-law" => PowerLawConfig::default().rber(&page),
-        "exp-linear" => ExpLinearConfig::default().rber(&page),
-        "vth" => VthConfig::default().rber(mode, &disturbers, pe, retention_h),
-        other => {
-            return Err(ConfigError::new_err(format!("--model: unknown `{other}`; expected power-law, exp-linear or vth")))
-        }
-    };
-    let weighted = reads * rd.weight(page_type, read_mode);
-    let total = (base + rd.rber(weighted)).min(xlssd_core::physics::MAX_RBER);
-    let hard_limit = xlssd_core::ecc::ldpc::LdpcConfig::default().hard_limit;
-    Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
+
+    /// Whether the run must stop: runs Python's signal handlers (Ctrl-C raises
+    /// KeyboardInterrupt; the command line's SIGTERM handler raises its own), keeping
+    /// what they raise. The core calls this every interval of a run, whatever the progress
+    /// display does (`xlssd_core::interrupt`).
+    fn signalled(&self) -> bool {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                self.keep(e);
+                true
+            }
+        })
+    }
 }
 
 struct PyProgress {
     callback: Py<PyAny>,
+    raised: Raised,
+}
+
+impl PyProgress {
+    /// Whether the run goes on after the callback's answer: an exception stops it (and is
+    /// raised as itself), and so does `False`.
+    fn goes_on(&self, answer: PyResult<Bound<'_, PyAny>>) -> bool {
+        match answer {
+            Ok(v) => !v.is(&pyo3::types::PyBool::new(v.py(), false)),
+            Err(e) => {
+                self.raised.keep(e);
+                false
+            }
+        }
+    }
 }
 
 impl Progress for PyProgress {
     fn update(&mut self, requests_done: u64, simulated_ns: u64) -> bool {
-        Python::attach(|py| {
-            if py.check_signals().is_err() {
-                return false;
-            }
-            match self.callback.call1(py, (requests_done, simulated_ns)) {
-                Ok(v) => !v.bind(py).is(&pyo3::types::PyBool::new(py, false)),
-                Err(_) => false,
-            }
-        })
+        Python::attach(|py| self.goes_on(self.callback.bind(py).call1((requests_done, simulated_ns))))
     }
 
     /// Calls the callback's `setup(stage, done, total)` method, when it has one.
     fn setting_up(&mut self, stage: &str, done: u64, total: u64) -> bool {
         Python::attach(|py| {
-            if py.check_signals().is_err() {
-                return false;
-            }
             let callback = self.callback.bind(py);
-            if !callback.hasattr("setup").unwrap_or(false) {
-                return true;
-            }
-            match callback.call_method1("setup", (stage, done, total)) {
-                Ok(v) => !v.is(&pyo3::types::PyBool::new(py, false)),
-                Err(_) => false,
+            match callback.hasattr("setup") {
+                Ok(false) => true,
+                Ok(true) => self.goes_on(callback.call_method1("setup", (stage, done, total))),
+                Err(e) => self.goes_on(Err(e)),
             }
         })
     }
@@ -315,8 +373,11 @@ fn run_inner(
 ) -> PyResult<String> {
     let cfg = guarded(|| Config::from_json_str(config_json))?;
     let workload: Workload = guarded(|| parse_json(workload_json, "workload"))?;
-    let mut progress = progress.map(|callback| PyProgress { callback });
-    py.detach(|| {
+    let raised = Raised::default();
+    let mut progress = progress.map(|callback| PyProgress { callback, raised: raised.clone() });
+    let result = py.detach(|| {
+        let signals = raised.clone();
+        let _stop = interrupt::install(Box::new(move || signals.signalled()));
         guarded(|| {
             let opts = RunOptions {
                 check,
@@ -327,7 +388,11 @@ fn run_inner(
             let report = xlssd_core::simulate(&cfg, &workload, opts)?;
             Ok(report.to_json())
         })
-    })
+    });
+    match raised.take() {
+        Some(e) => Err(e),
+        None => result,
+    }
 }
 
 #[pymodule]

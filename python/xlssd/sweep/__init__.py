@@ -10,7 +10,7 @@ import importlib
 
 _EXPORTS = {
     "LocalPool": "backends",
-    "RayCluster": "backends",
+    "RayCluster": "ray_cluster",
     "Outcome": "runner",
     "run_points": "runner",
     "run_sweep": "runner",

@@ -34,7 +34,13 @@ DEFAULT_SCHEME = "default"
 QUALITY_FIELDS = ("lba", "read_after_h")
 
 TOP_LEVEL_KEYS = {"name", "description", "preset", "config", "seeds", "baseline",
-                  "set", "grid", "points", "workloads", "schemes"}
+                  "set", "grid", "points", "workloads", "schemes", "max_points"}
+
+#: Points a spec may expand to unless its `max_points` allows more. Expanding resolves
+#: every point's config (about a millisecond and ten kilobytes each), so a typo such as a
+#: grid of 2,500 x 2,500 values would take gigabytes and hours before anything ran; the
+#: count is checked first, from the lengths of the lists alone.
+MAX_POINTS = 100_000
 
 
 def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -171,6 +177,8 @@ class Spec:
     schemes: dict[str, dict[str, Any]] = field(default_factory=lambda: {DEFAULT_SCHEME: {}})
     seeds: list[int] | None = None
     baseline: str | None = None
+    #: The most points the spec may expand to (None: `MAX_POINTS`).
+    max_points: int | None = None
     description: str = ""
     source: Path | None = None
     text: str | None = None
@@ -187,6 +195,9 @@ class Spec:
             raise TypeError(f"Spec: `seeds` must be a list of integers or None, not {type(self.seeds).__name__}")
         if self.baseline is not None and not isinstance(self.baseline, str):
             raise TypeError(f"Spec: `baseline` must be a scheme name (str) or None, not {type(self.baseline).__name__}")
+        if self.max_points is not None and (isinstance(self.max_points, bool) or not isinstance(self.max_points, int)
+                                            or self.max_points < 1):
+            raise TypeError(f"Spec: `max_points` must be a positive integer or None, not {self.max_points!r}")
         plain_name(self.name, "sweep name")
 
     # -- errors that point into the spec file ------------------------------------------
@@ -291,8 +302,34 @@ class Spec:
             raise self._error("workloads", name, f"quality: {problem}")
         return {"lba": q["lba"], "read_after_h": float(q["read_after_h"])}
 
+    def point_count(self) -> int:
+        """How many points the spec expands to, from the lengths of its lists alone (a part
+        that is not a list counts once: the checks of `expand` name it)."""
+        def n(values: Any) -> int:
+            return len(values) if isinstance(values, (list, dict)) and values else 1
+        count = n(self.workloads) * n(self.schemes) * n(self.points) * n(self.seeds)
+        for values in self.grid.values():
+            count *= n(values)
+        return count
+
+    def _check_size(self) -> None:
+        limit = self.max_points or MAX_POINTS
+        count = self.point_count()
+        if count <= limit:
+            return
+        grid = " x ".join(f"{len(v)} {k}" for k, v in self.grid.items() if isinstance(v, list)) or "no grid"
+        parts = (f"{len(self.workloads)} workload(s) x {len(self.schemes)} scheme(s) x {grid}"
+                 + (f" x {len(self.points)} [[points]]" if self.points else "")
+                 + (f" x {len(self.seeds)} seed(s)" if isinstance(self.seeds, list) else ""))
+        raise self._error("grid" if self.grid else None, None,
+                          f"the spec expands to {count:,} points ({parts}), more than the limit of {limit:,}"
+                          f"{' its max_points sets' if self.max_points else ''}; expected fewer values, or "
+                          f"`max_points = {count}` to allow them")
+
     def expand(self) -> list[Point]:
-        """Every point, in a fixed order: workload, scheme, swept values, seed."""
+        """Every point, in a fixed order: workload, scheme, swept values, seed. The count
+        is checked first, before any of them is built."""
+        self._check_size()
         self._check_parts()
         out: list[Point] = []
         seen: set[str] = set()
@@ -332,6 +369,7 @@ class Spec:
             "schemes": self.schemes,
             "seeds": self.seeds,
             "baseline": self.baseline,
+            "max_points": self.max_points,
             "swept": self.swept_keys(),
         }
 
@@ -373,6 +411,7 @@ TOP_LEVEL_TYPES: dict[str, tuple[type, str]] = {
     "points": (list, "an array of tables ([[points]])"),
     "workloads": (dict, "a table ([workloads])"),
     "schemes": (dict, "a table ([schemes])"),
+    "max_points": (int, "a positive integer"),
 }
 
 
@@ -436,6 +475,9 @@ def load_spec(path: str | Path) -> Spec:
     seeds = data.get("seeds")
     if seeds is not None and not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
         raise error("seeds", f"expected an array of integers, not {_toml_type(seeds)}")
+    most = data.get("max_points")
+    if most is not None and (isinstance(most, bool) or most < 1):
+        raise error("max_points", f"expected a positive integer, not {_toml_type(most)}")
     return Spec(
         name=name,
         description=data.get("description", ""),
@@ -448,6 +490,7 @@ def load_spec(path: str | Path) -> Spec:
         schemes={k: flatten(v) for k, v in schemes.items()} or {DEFAULT_SCHEME: {}},
         seeds=seeds,
         baseline=data.get("baseline"),
+        max_points=data.get("max_points"),
         source=p,
         text=text,
     )

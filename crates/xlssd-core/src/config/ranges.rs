@@ -27,7 +27,7 @@ pub(crate) fn bad<T: std::fmt::Display + 'static>(key: &str, value: T, expected:
 
 /// A float as a message shows it: in its shortest decimal form (`50`, `0.25`), or in
 /// scientific notation where that is long (`2e16`, `3.2e13`, `1e-12`).
-pub(crate) fn show_f64(v: f64) -> String {
+pub fn show_f64(v: f64) -> String {
     let plain = format!("{v}");
     if plain.len() > 12 {
         format!("{v:e}")

@@ -29,6 +29,7 @@ use crate::controller::die::{Channel, Die};
 use crate::controller::txn::{TxnKind, TxnSlab};
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 use crate::error::{Error, Result};
+use crate::interrupt;
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
 use crate::ftl::gc::selector;
@@ -297,6 +298,8 @@ impl<'s> Simulator<'s> {
         progress: Option<&mut dyn Progress>,
     ) -> Result<Simulator<'s>> {
         cfg.validate()?;
+        // Before anything that grows with the device is allocated.
+        crate::limits::check_memory(cfg)?;
         let mut cfg = cfg.clone();
         cfg.scheme = cfg.scheme.resolved()?;
         let cfg = &cfg;
@@ -308,13 +311,13 @@ impl<'s> Simulator<'s> {
 
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
-        let mut blocks = BlockManager::new(&geo, host_streams + 3);
+        let mut blocks = BlockManager::new(&geo, host_streams + 3)?;
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
         let cmt = (cfg.mapping.cached_table_bytes > 0)
             .then(|| Cmt::new(cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64));
-        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages);
+        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
             AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
@@ -418,7 +421,7 @@ impl<'s> Simulator<'s> {
                 geo.pages,
                 geo.channels,
                 stream_seed(cfg.seed, SEED_PHYSICS),
-            ),
+            )?,
             payload: None,
             observed: scheme.observed(),
             scheme,
@@ -464,6 +467,9 @@ impl<'s> Simulator<'s> {
         }
         self.prime_arrivals()?;
         self.schedule_background();
+        // Asking whether to stop reads the clock, so it is done every so many events (a few
+        // hundred microseconds apart) rather than after each.
+        const POLL_EVERY: u64 = 1 << 10;
         const PROGRESS_EVERY: u64 = 1 << 16;
         const CHECK_EVERY: u64 = 1 << 12;
         loop {
@@ -477,10 +483,13 @@ impl<'s> Simulator<'s> {
                 if self.check && n % CHECK_EVERY == 0 {
                     self.check_invariants()?;
                 }
-                if n % PROGRESS_EVERY == 0 {
-                    if let Some(p) = opts.progress.as_mut() {
-                        if !p.update(self.completed, self.q.now()) {
-                            return Err(Error::Interrupted);
+                if n % POLL_EVERY == 0 {
+                    interrupt::poll()?;
+                    if n % PROGRESS_EVERY == 0 {
+                        if let Some(p) = opts.progress.as_mut() {
+                            if !p.update(self.completed, self.q.now()) {
+                                return Err(Error::Interrupted);
+                            }
                         }
                     }
                 }
@@ -519,7 +528,7 @@ impl<'s> Simulator<'s> {
         if self.check {
             self.check_invariants()?;
         }
-        self.payload_final_read();
+        self.payload_final_read()?;
         let wall_s = wall.elapsed().as_secs_f64();
         let report = self.build_report(self.setup_s, wall_s, opts.workload_description.take());
         if let (Some(p), Some(store)) = (opts.payload, self.payload.take()) {

@@ -75,23 +75,25 @@ pub(super) struct Reliability {
 }
 
 impl Reliability {
-    pub fn new(cfg: &Config, blocks: u32, pages: Ppn, channels: u32, seed: u64) -> Option<Reliability> {
+    pub fn new(cfg: &Config, blocks: u32, pages: Ppn, channels: u32, seed: u64) -> crate::error::Result<Option<Reliability>> {
+        if !crate::limits::estimate::keeps_page_physics(cfg) {
+            return Ok(None);
+        }
         let model: Box<dyn RberModel> = match cfg.physics.model {
-            ModelKind::None if cfg.ecc.scheme == EccScheme::None => return None,
             ModelKind::None => Box::new(NoErrors),
             ModelKind::PowerLaw => Box::new(crate::physics::power_law::PowerLaw::new(cfg.physics.power_law.clone())),
             ModelKind::ExpLinear => Box::new(cfg.physics.exp_linear.clone()),
             ModelKind::Vth => Box::new(crate::physics::vth_table::VthTable::new(cfg.physics.vth.clone())),
         };
-        Some(Reliability {
-            state: DeviceState::new(blocks, pages),
+        Ok(Some(Reliability {
+            state: DeviceState::new(blocks, pages)?,
             model,
             stats: ReliabilityStats { soft: vec![0; cfg.ecc.ldpc.soft_levels as usize], ..Default::default() },
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             ecc_free: vec![0; channels as usize],
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
-        })
+        }))
     }
 }
 
@@ -395,11 +397,12 @@ impl Simulator<'_> {
     /// once, after the run, through the plain read path without its timing. Each page's
     /// RBER includes the read disturbance its block took during the run; the final read
     /// itself disturbs nothing, and no scheme's read-retry policy applies.
-    pub(super) fn payload_final_read(&mut self) {
-        let Some(after_h) = self.payload.as_ref().and_then(|p| p.final_read_after_h) else { return };
+    pub(super) fn payload_final_read(&mut self) -> crate::error::Result<()> {
+        let Some(after_h) = self.payload.as_ref().and_then(|p| p.final_read_after_h) else { return Ok(()) };
         let clock_h = self.retention_clock_h() + after_h;
         let lpns = self.payload.as_ref().map(|p| p.lpns()).unwrap_or(0..0);
         for lpn in lpns {
+            crate::interrupt::poll()?;
             let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
@@ -409,6 +412,7 @@ impl Simulator<'_> {
                 p.on_final_read(lpn, found);
             }
         }
+        Ok(())
     }
 
     /// How a read of `ppn` at retention clock `clock_h` ends: its RBER, and whether it comes

@@ -9,7 +9,12 @@ use rand::Rng;
 use super::{stream_seed, Progress, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
+use crate::interrupt;
 use crate::techniques::Observer;
+
+/// Steps of the set-up's cheap loops (a block aged, a translation page stored) between two
+/// questions whether to stop, which read the clock.
+const POLL_EVERY: usize = 4096;
 
 impl Simulator<'_> {
     fn precondition(&mut self, progress: &mut Option<&mut dyn Progress>) -> Result<()> {
@@ -42,9 +47,9 @@ impl Simulator<'_> {
 
     /// Brings the device to its state before the run.
     pub(super) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
-        self.age_blocks();
+        self.age_blocks()?;
         self.precondition(&mut progress)?;
-        self.record_preconditioned_pages();
+        self.record_preconditioned_pages()?;
         self.scheme.preconditioned(&self.blocks);
         if self.cmt.is_some() {
             self.store_translation_pages()?;
@@ -55,33 +60,39 @@ impl Simulator<'_> {
     /// Preconditioned data was programmed like any other, in page order and in the
     /// configured mode, before the retention clock started; the read path needs to know how,
     /// and which neighbours came later.
-    fn record_preconditioned_pages(&mut self) {
-        let Some(rel) = self.rel.as_mut() else { return };
+    fn record_preconditioned_pages(&mut self) -> Result<()> {
+        let Some(rel) = self.rel.as_mut() else { return Ok(()) };
         let (alg, mode) = (self.cfg.physics.algorithm, self.cfg.physics.program_mode);
         for block in 0..self.geo.blocks {
+            interrupt::poll()?;
             if self.blocks.is_closed(block) {
                 for page in 0..self.geo.pages_per_block {
                     rel.state.on_program(self.geo.ppn(block, page), block, 0.0, alg, mode);
                 }
             }
         }
+        Ok(())
     }
 
     /// Gives every block the P/E cycles the device has already seen (`[aging]`).
-    fn age_blocks(&mut self) {
+    fn age_blocks(&mut self) -> Result<()> {
         let a = &self.cfg.aging;
         if a.initial_pe == 0.0 {
-            return;
+            return Ok(());
         }
         let (mean, spread) = (a.initial_pe, a.initial_pe_spread);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_AGING));
         for b in 0..self.geo.blocks as usize {
+            if b % POLL_EVERY == 0 {
+                interrupt::poll()?;
+            }
             let pe = if spread > 0.0 { rng.gen_range(mean - spread..=mean + spread) } else { mean }.round().max(0.0);
             self.blocks.erase_count[b] = pe as u32;
             if let Some(rel) = self.rel.as_mut() {
                 rel.state.wear[b] = pe as f32;
             }
         }
+        Ok(())
     }
 
     /// With a cached mapping table the whole table lives in translation pages on flash from
@@ -90,6 +101,9 @@ impl Simulator<'_> {
         let count = self.map.logical_len() - self.logical_pages;
         let stream = self.streams.mapping;
         for tvpn in 0..count {
+            if tvpn % POLL_EVERY as u64 == 0 {
+                interrupt::poll()?;
+            }
             let tlpn = (self.logical_pages + tvpn) as u32;
             // The plane later rewrites of this translation page go to.
             let plane = self.alloc_plane(tlpn, stream);

@@ -74,40 +74,43 @@ pub trait FreeBlockPicker {
 }
 
 impl BlockManager {
-    pub fn new(geo: &Geometry, streams: u32) -> BlockManager {
+    pub fn new(geo: &Geometry, streams: u32) -> crate::error::Result<BlockManager> {
+        use crate::limits::alloc::{filled, zeroed};
         let nb = geo.blocks as usize;
-        let mut free = Vec::with_capacity(geo.planes as usize);
-        for plane in 0..geo.planes {
-            let first = geo.first_block_of_plane(plane);
-            free.push((first..first + geo.blocks_per_plane).collect());
+        let state = "block state";
+        let mut free = filled(geo.planes as usize, Vec::new(), state)?;
+        for (plane, list) in free.iter_mut().enumerate() {
+            let first = geo.first_block_of_plane(plane as u32);
+            *list = filled(geo.blocks_per_plane as usize, 0, state)?;
+            list.iter_mut().zip(first..).for_each(|(slot, block)| *slot = block);
         }
         let mut m = BlockManager {
             geo: geo.clone(),
             streams,
-            state: vec![BlockState::Free; nb],
-            valid: vec![0; nb],
-            write_ptr: vec![0; nb],
-            programmed: vec![0; nb],
-            erase_count: vec![0; nb],
-            effective_wear: vec![0.0; nb],
-            close_seq: vec![0; nb],
-            last_change: vec![0; nb],
-            stream_of: vec![0; nb],
-            valid_bits: vec![0; (geo.pages as usize).div_ceil(64)],
+            state: filled(nb, BlockState::Free, state)?,
+            valid: zeroed(nb, state)?,
+            write_ptr: zeroed(nb, state)?,
+            programmed: zeroed(nb, state)?,
+            erase_count: zeroed(nb, state)?,
+            effective_wear: zeroed(nb, state)?,
+            close_seq: zeroed(nb, state)?,
+            last_change: zeroed(nb, state)?,
+            stream_of: zeroed(nb, state)?,
+            valid_bits: zeroed((geo.pages as usize).div_ceil(64), "valid bitmap")?,
             free,
             active: vec![NO_BLOCK; (geo.planes * streams) as usize],
             next_close_seq: 1,
             gc_reserve: 1,
-            order: vec![ORDER_SEQUENTIAL; nb],
+            order: zeroed(nb, state)?,
             orders: Vec::new(),
             ranks: Vec::new(),
             stream_layout: vec![Vec::new(); streams as usize],
-            layout_uses: vec![0; nb],
+            layout_uses: zeroed(nb, state)?,
             unit: 1,
         };
         let sequential = (0..geo.pages_per_block).collect();
         m.add_order(sequential);
-        m
+        Ok(m)
     }
 
     /// Hands out `pages` consecutive pages at a time (a mapping unit of several pages). Only
@@ -427,14 +430,14 @@ mod tests {
     /// One plane of four blocks of 2 layers x 4 pages.
     fn manager() -> BlockManager {
         let g = GeometryConfig::one_plane(4, 8, 2);
-        BlockManager::new(&Geometry::new(&g), 2)
+        BlockManager::new(&Geometry::new(&g), 2).unwrap()
     }
 
     #[test]
     fn valid_pages_are_found_word_by_word_in_blocks_not_aligned_to_words() {
         // Blocks of 24 pages: block 3 spans pages 72-95, across a 64-bit word boundary.
         let geo = Geometry::new(&GeometryConfig::one_plane(8, 24, 1));
-        let mut m = BlockManager::new(&geo, 1);
+        let mut m = BlockManager::new(&geo, 1).unwrap();
         let valid = [72, 73, 100, 127, 128, 143];
         for p in valid {
             m.set_valid(p, 0);
@@ -449,7 +452,7 @@ mod tests {
     #[test]
     fn a_unit_of_several_pages_is_handed_out_whole_and_aligned() {
         let geo = Geometry::new(&GeometryConfig::one_plane(4, 8, 1));
-        let mut m = BlockManager::new(&geo, 1);
+        let mut m = BlockManager::new(&geo, 1).unwrap();
         m.set_unit_pages(4);
         let a = m.allocate(0, 0, false, &mut First).unwrap();
         let b = m.allocate(0, 0, false, &mut First).unwrap();

@@ -119,7 +119,7 @@ mod tests {
             pages_per_block: 4,
             ..GeometryConfig::default()
         });
-        let mut bm = BlockManager::new(&geo, 1);
+        let mut bm = BlockManager::new(&geo, 1).unwrap();
         bm.gc_reserve = 0;
         for (i, valid) in [3, 1, 2, 1].into_iter().enumerate() {
             for p in 0..4 {

@@ -20,9 +20,15 @@ pub struct Mapping {
 impl Mapping {
     /// `logical` entries (user pages plus translation pages) over `physical` pages, in
     /// units of `unit_pages`.
-    pub fn new(logical: u64, physical: Ppn, unit_pages: u32) -> Mapping {
+    pub fn new(logical: u64, physical: Ppn, unit_pages: u32) -> crate::error::Result<Mapping> {
+        use crate::limits::alloc::zeroed;
         let unit = unit_pages.max(1) as Ppn;
-        Mapping { l2p: vec![0; logical as usize], p2l: vec![0; (physical / unit) as usize], unit, mapped: 0 }
+        Ok(Mapping {
+            l2p: zeroed(logical as usize, "logical-to-physical map")?,
+            p2l: zeroed((physical / unit) as usize, "physical-to-logical map")?,
+            unit,
+            mapped: 0,
+        })
     }
 
     pub fn logical_len(&self) -> u64 {

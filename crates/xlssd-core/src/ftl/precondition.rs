@@ -92,7 +92,7 @@ const GROUP: u64 = 16;
 /// Fills the device: logical pages `0..used` get data, each in the plane `plane_of` names.
 /// `data_blocks` blocks per plane may hold data; the rest stay free. `progress(done, total)`
 /// hears how many logical pages are placed; returning false stops with
-/// [`Error::Interrupted`].
+/// [`Error::Interrupted`], as does a stop asked for from outside ([`crate::interrupt`]).
 ///
 /// A logical page's plane must depend only on its residue modulo the number of planes, as
 /// under static (CWDP) allocation: logical page `k * planes + r` is the `k`-th of residue
@@ -151,6 +151,7 @@ pub fn precondition(
             let first_block = geo.first_block_of_plane(plane);
             let blocks_used = counts.len() as u32;
             for (j, &count) in counts.iter().enumerate() {
+                crate::interrupt::poll()?;
                 let block = first_block + j as u32;
                 pages.clear();
                 for slot in chooser.choose(count, rng) {
@@ -165,6 +166,9 @@ pub fn precondition(
         }
         let deepest = slots[..group.end as usize - first as usize].iter().map(Vec::len).max().unwrap_or(0);
         for k in 0..deepest {
+            if k % 4096 == 0 {
+                crate::interrupt::poll()?;
+            }
             for r in group.clone() {
                 let list = &slots[(r - first) as usize];
                 if let Some(&offset) = list.get(k) {

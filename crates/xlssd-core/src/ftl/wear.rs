@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn pick_is_the_first_least_erased_block_as_counts_grow() {
         let geo = Geometry::new(&GeometryConfig::one_plane(64, 4, 2));
-        let mut blocks = BlockManager::new(&geo, 1);
+        let mut blocks = BlockManager::new(&geo, 1).unwrap();
         let mut leveler = EraseCountLeveler::new(true, false, 0);
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut free: Vec<u32> = (0..64).collect();

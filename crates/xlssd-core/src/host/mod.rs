@@ -5,6 +5,7 @@
 pub mod blkparse;
 pub mod config;
 pub mod detect;
+pub mod input;
 pub mod msr;
 pub mod mqsim;
 pub mod prefetch;

@@ -1,11 +1,18 @@
 //! Reading a trace on a second thread: parsing overlaps simulation, and requests arrive in
 //! file order, so results do not change.
+//!
+//! Neither side waits without end: the simulation waits for a chunk an interval at a time,
+//! asking between waits whether the run must stop ([`interrupt`]), and the reader, waiting on
+//! a pipe with nothing to read, stops once the simulation has let go of it.
 
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread;
 
 use super::{Request, RequestSource};
 use crate::error::{Error, Result};
+use crate::interrupt;
 
 /// Requests handed over per message.
 const CHUNK: usize = 4096;
@@ -27,6 +34,8 @@ pub struct Prefetch {
     name: String,
     skipped: u64,
     queue_depth: Option<u32>,
+    /// Set when this reader is dropped: the reading thread then stops at its next wait.
+    dropped: Arc<AtomicBool>,
 }
 
 impl Prefetch {
@@ -34,29 +43,13 @@ impl Prefetch {
         let name = source.name().to_string();
         let queue_depth = source.preferred_queue_depth();
         let (tx, rx) = sync_channel::<Chunk>(AHEAD);
-        thread::spawn(move || loop {
-            let mut requests = Vec::with_capacity(CHUNK);
-            let mut end = None;
-            while requests.len() < CHUNK {
-                match source.next_request() {
-                    Ok(Some(r)) => requests.push(r),
-                    Ok(None) => {
-                        end = Some(Ok(()));
-                        break;
-                    }
-                    Err(e) => {
-                        end = Some(Err(e));
-                        break;
-                    }
-                }
-            }
-            let finished = end.is_some();
-            // A closed channel means the simulation stopped early: nothing left to do.
-            if tx.send(Chunk { requests, skipped: source.skipped_lines(), end }).is_err() || finished {
-                break;
-            }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let gone = dropped.clone();
+        thread::spawn(move || {
+            let _check = interrupt::install(Box::new(move || gone.load(Ordering::Relaxed)));
+            read_ahead(&mut *source, tx)
         });
-        Prefetch { rx, current: Vec::new().into_iter(), end: None, name, skipped: 0, queue_depth }
+        Prefetch { rx, current: Vec::new().into_iter(), end: None, name, skipped: 0, queue_depth, dropped }
     }
 
     /// Waits for the first chunk, so that a trace failing within it (empty, no requests, an
@@ -71,14 +64,52 @@ impl Prefetch {
     }
 
     fn receive(&mut self) -> Result<()> {
-        match self.rx.recv() {
-            Ok(chunk) => {
-                self.current = chunk.requests.into_iter();
-                self.skipped = chunk.skipped;
-                self.end = chunk.end;
-                Ok(())
+        loop {
+            match self.rx.recv_timeout(interrupt::INTERVAL) {
+                Ok(chunk) => {
+                    self.current = chunk.requests.into_iter();
+                    self.skipped = chunk.skipped;
+                    self.end = chunk.end;
+                    return Ok(());
+                }
+                Err(RecvTimeoutError::Timeout) => interrupt::poll()?,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Error::Io { path: self.name.clone(), message: "the trace reader stopped unexpectedly".into() })
+                }
             }
-            Err(_) => Err(Error::Io { path: self.name.clone(), message: "the trace reader stopped unexpectedly".into() }),
+        }
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The reading thread: parses chunks of requests and sends them until the source ends or
+/// fails, or the simulation stops taking them.
+fn read_ahead(source: &mut (dyn RequestSource + Send), tx: std::sync::mpsc::SyncSender<Chunk>) {
+    loop {
+        let mut requests = Vec::with_capacity(CHUNK);
+        let mut end = None;
+        while requests.len() < CHUNK {
+            match source.next_request() {
+                Ok(Some(r)) => requests.push(r),
+                Ok(None) => {
+                    end = Some(Ok(()));
+                    break;
+                }
+                Err(e) => {
+                    end = Some(Err(e));
+                    break;
+                }
+            }
+        }
+        let finished = end.is_some();
+        // A closed channel means the simulation stopped early: nothing left to do.
+        if tx.send(Chunk { requests, skipped: source.skipped_lines(), end }).is_err() || finished {
+            break;
         }
     }
 }

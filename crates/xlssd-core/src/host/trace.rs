@@ -6,9 +6,9 @@
 //! A format only supplies a [`LineParser`]: a pure function from one line to a request, so
 //! the formats stay small and the error handling is the same for all of them.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 
+use super::input::{open_input, read_error, Input};
 use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
 use crate::error::{printable, Error, Result};
 
@@ -117,7 +117,7 @@ impl<R: BufRead> LineReader<R> {
     }
 
     fn io_error(&self, e: std::io::Error) -> Error {
-        Error::Io { path: self.path.clone(), message: format!("read failed after line {}: {e}", self.line_no) }
+        read_error(&self.path, &format!("read failed after line {}", self.line_no), &e)
     }
 
     /// Reports the current line as malformed: an [`Error::Trace`] naming file, line and
@@ -316,7 +316,7 @@ pub fn reader_for<R: BufRead + Send + 'static>(
 
 /// The bytes already read for detection, followed by the rest of the file: the file is
 /// read once, from the start, so detection also works on pipes (`<(zcat t.gz)`).
-type PeekedFile = Chain<Cursor<Vec<u8>>, BufReader<File>>;
+type PeekedFile = Chain<Cursor<Vec<u8>>, BufReader<Input>>;
 
 /// Opens a trace file and returns a streaming reader for it. With `format` `None` the
 /// format is detected from the first lines ([`detect::detect_format`]).
@@ -362,45 +362,9 @@ pub fn open_trace_detected(
     Ok((Box::new(super::prefetch::Prefetch::new(source).started()?), format))
 }
 
-/// Opens an input (a trace, or another file of lines; `what` names it in messages) for
-/// reading: a regular file, a pipe or a character device; anything else (a directory, a
-/// block device, a socket) is refused. The open does not block: a named pipe that no
-/// process writes to reads as empty instead of waiting for a writer forever (a writer that
-/// opened it first is read as usual).
-pub fn open_input(path: &str, what: &str) -> Result<File> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    use std::os::unix::io::AsRawFd;
-
-    let io = |e: std::io::Error| Error::Io { path: path.to_string(), message: format!("cannot open {what}: {e}") };
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(io)?;
-    let kind = file.metadata().map_err(io)?.file_type();
-    let refuse = |kind: &str| Error::Io {
-        path: path.to_string(),
-        message: format!("cannot read {what} from {kind}; expected a regular file, a pipe or a character device"),
-    };
-    if kind.is_dir() {
-        return Err(refuse("a directory"));
-    }
-    if kind.is_block_device() {
-        return Err(refuse("a block device"));
-    }
-    if !(kind.is_file() || kind.is_fifo() || kind.is_char_device()) {
-        return Err(refuse("this kind of file"));
-    }
-    // Reads block again, so that a pipe whose writer is slow is waited for, not taken as
-    // ended.
-    let fd = file.as_raw_fd();
-    // SAFETY: fcntl on a descriptor this function owns, with integer arguments only.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-        return Err(io(std::io::Error::last_os_error()));
-    }
-    Ok(file)
-}
-
 /// Reads up to [`detect::MAX_LINES`] content lines for detection. Returns them and every byte
 /// consumed, so that reading can start over from the first byte.
-fn peek_lines(reader: &mut BufReader<File>, path: &str) -> Result<(Vec<String>, Vec<u8>)> {
+fn peek_lines(reader: &mut BufReader<Input>, path: &str) -> Result<(Vec<String>, Vec<u8>)> {
     let mut prefix = Vec::new();
     let mut lines = Vec::new();
     let mut line_no = 0u64;
@@ -410,7 +374,7 @@ fn peek_lines(reader: &mut BufReader<File>, path: &str) -> Result<(Vec<String>, 
             .by_ref()
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut prefix)
-            .map_err(|e| Error::Io { path: path.to_string(), message: format!("read failed: {e}") })?;
+            .map_err(|e| read_error(path, "read failed", &e))?;
         if n == 0 {
             break;
         }

@@ -32,13 +32,14 @@ fn code(a: Ispp) -> u8 {
 }
 
 impl DeviceState {
-    pub fn new(blocks: u32, pages: Ppn) -> DeviceState {
-        DeviceState {
-            wear: vec![0.0; blocks as usize],
-            reads: vec![0.0; blocks as usize],
-            programs: vec![0; blocks as usize],
-            pages: vec![0u64; pages as usize],
-        }
+    pub fn new(blocks: u32, pages: Ppn) -> crate::error::Result<DeviceState> {
+        use crate::limits::alloc::zeroed;
+        Ok(DeviceState {
+            wear: zeroed(blocks as usize, "block physics")?,
+            reads: zeroed(blocks as usize, "block physics")?,
+            programs: zeroed(blocks as usize, "block physics")?,
+            pages: zeroed(pages as usize, "page physics")?,
+        })
     }
 
     pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {

@@ -102,7 +102,9 @@ impl PhysicsConfig {
 }
 
 impl AgingConfig {
-    pub fn validate(&self) -> Result<()> {
+    /// Every key in range; under the threshold-voltage model, within the P/E and retention
+    /// its tables cover (a read beyond would silently take the value at their edge).
+    pub fn validate(&self, physics: &PhysicsConfig) -> Result<()> {
         if !(self.initial_pe.is_finite() && self.initial_pe >= 0.0 && self.initial_pe <= 1e7) {
             return Err(bad("aging.initial_pe", self.initial_pe, "a number of cycles in [0, 1e7]"));
         }
@@ -111,6 +113,20 @@ impl AgingConfig {
         }
         if !(self.data_age_h.is_finite() && self.data_age_h >= 0.0 && self.data_age_h <= 1e7) {
             return Err(bad("aging.data_age_h", self.data_age_h, "a number of hours in [0, 1e7]"));
+        }
+        if physics.model == crate::physics::ModelKind::Vth {
+            use crate::physics::vth_table::{MAX_HOURS, MAX_PE};
+            let tabulated = |what: &str| format!("{what} with physics.model = \"vth\", whose tables cover 0 to {MAX_PE} P/E and 0 to {MAX_HOURS} h");
+            if self.initial_pe > MAX_PE {
+                return Err(bad("aging.initial_pe", self.initial_pe, &tabulated(&format!("at most {MAX_PE} cycles"))));
+            }
+            if self.initial_pe + self.initial_pe_spread > MAX_PE {
+                let most = format!("at most {} cycles (initial_pe + initial_pe_spread at most {MAX_PE})", MAX_PE - self.initial_pe);
+                return Err(bad("aging.initial_pe_spread", self.initial_pe_spread, &tabulated(&most)));
+            }
+            if self.data_age_h > MAX_HOURS {
+                return Err(bad("aging.data_age_h", self.data_age_h, &tabulated(&format!("at most {MAX_HOURS} hours"))));
+            }
         }
         Ok(())
     }

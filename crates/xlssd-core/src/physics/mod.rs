@@ -15,6 +15,7 @@ pub mod power_law;
 pub mod config;
 pub mod read_disturb;
 pub mod vth;
+pub mod vth_cost;
 pub mod vth_table;
 
 use serde::{Deserialize, Serialize};

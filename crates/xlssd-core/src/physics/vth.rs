@@ -229,20 +229,29 @@ fn normal_mass(lo: f64, hi: f64, mu: f64, sigma: f64) -> f64 {
     }
 }
 
+/// The grid cells `lo..=hi` a [`shift_kernel`] covers, as floats, so that sizing a huge one
+/// (`vth_cost`) cannot overflow.
+pub(super) fn shift_span(mu: f64, sigma: f64, width_sigmas: f64, h: f64) -> (f64, f64) {
+    if sigma < 0.5 * h {
+        let i = (mu / h).floor();
+        return (i, i + 1.0);
+    }
+    let w = width_sigmas * sigma;
+    (((mu - w) / h).floor(), ((mu + w) / h).ceil())
+}
+
 /// A shift by `mu` with Gaussian spread `sigma`, truncated at `width_sigmas` and
 /// renormalised (Eq. 4 truncates at w). A spread below the grid step becomes a point
 /// shift split linearly between the two nearest cells, so that the result moves
 /// continuously with `mu`.
 fn shift_kernel(mu: f64, sigma: f64, width_sigmas: f64, h: f64) -> Pmf {
+    let (lo, hi) = shift_span(mu, sigma, width_sigmas, h);
+    let (lo, hi) = (lo as i64, hi as i64);
     if sigma < 0.5 * h {
-        let x = mu / h;
-        let i = x.floor();
-        let frac = x - i;
-        return Pmf { start: i as i64, mass: vec![1.0 - frac, frac] };
+        let frac = mu / h - lo as f64;
+        return Pmf { start: lo, mass: vec![1.0 - frac, frac] };
     }
     let w = width_sigmas * sigma;
-    let lo = ((mu - w) / h).floor() as i64;
-    let hi = ((mu + w) / h).ceil() as i64;
     let mut mass: Vec<f64> = (lo..=hi)
         .map(|i| {
             let (a, b) = ((i as f64 - 0.5) * h, (i as f64 + 0.5) * h);
@@ -254,12 +263,21 @@ fn shift_kernel(mu: f64, sigma: f64, width_sigmas: f64, h: f64) -> Pmf {
     Pmf { start: lo, mass }
 }
 
+/// The half-width `n` in cells of a [`laplace_kernel`] (it covers `-n..=n`), as a float.
+pub(super) fn laplace_half_width(lambda: f64, h: f64) -> f64 {
+    if lambda < 0.25 * h {
+        0.0
+    } else {
+        (40.0 * lambda / h).ceil()
+    }
+}
+
 /// Laplace(0, lambda) on the grid, cut where its tail is below 1e-17.
 fn laplace_kernel(lambda: f64, h: f64) -> Pmf {
-    if lambda < 0.25 * h {
+    let n = laplace_half_width(lambda, h) as i64;
+    if n == 0 {
         return Pmf::delta();
     }
-    let n = (40.0 * lambda / h).ceil() as i64;
     let cdf_above = |x: f64| 0.5 * (-x / lambda).exp();
     let mass = (-n..=n)
         .map(|i| {
@@ -274,10 +292,15 @@ fn laplace_kernel(lambda: f64, h: f64) -> Pmf {
     Pmf { start: -n, mass }
 }
 
+/// The grid cells `lo..=hi` a [`uniform`] covers, as floats.
+pub(super) fn uniform_span(a: f64, b: f64, h: f64) -> (f64, f64) {
+    ((a / h - 0.5).floor(), (b / h + 0.5).ceil())
+}
+
 /// Uniform on [a, b] on the grid, by exact overlap with each cell.
 fn uniform(a: f64, b: f64, h: f64) -> Pmf {
-    let lo = (a / h - 0.5).floor() as i64;
-    let hi = (b / h + 0.5).ceil() as i64;
+    let (lo, hi) = uniform_span(a, b, h);
+    let (lo, hi) = (lo as i64, hi as i64);
     let mass = (lo..=hi)
         .map(|i| {
             let (c0, c1) = ((i as f64 - 0.5) * h, (i as f64 + 0.5) * h);
@@ -342,7 +365,7 @@ impl VthConfig {
                 ));
             }
         }
-        Ok(())
+        self.check_work()
     }
 }
 
@@ -373,7 +396,7 @@ impl VthConfig {
 
     /// Mean Vth change of a cell programmed to each state, from the erased mean: what it
     /// couples into its neighbours (Eq. 1).
-    fn program_swings(&self, mode: ProgramMode) -> Vec<f64> {
+    pub(super) fn program_swings(&self, mode: ProgramMode) -> Vec<f64> {
         let (dvpp, _) = self.window(mode);
         std::iter::once(0.0)
             .chain(self.verify_levels(mode).into_iter().map(|v| v + 0.5 * dvpp - self.erased_mean_v))
@@ -382,7 +405,7 @@ impl VthConfig {
 
     /// Coupling ratios gamma_y, gamma_z: the seed's disturbance per neighbour is what a
     /// precise neighbour programmed to the top state causes.
-    fn coupling(&self) -> (f64, f64) {
+    pub(super) fn coupling(&self) -> (f64, f64) {
         let top = *self.program_swings(ProgramMode::Precise).last().unwrap_or(&1.0);
         (self.disturb_y_v / top, self.disturb_z_v / top)
     }
@@ -436,12 +459,12 @@ impl VthConfig {
         self.injection_sigma_v * (growth(dv) / growth(self.dvpp_v)).sqrt()
     }
 
-    fn lambda(&self, pe: f64) -> f64 {
+    pub(super) fn lambda(&self, pe: f64) -> f64 {
         self.lambda_fresh_v + (self.lambda_v - self.lambda_fresh_v) * (pe.max(0.0) / self.reference_pe).powf(self.lambda_pe_exponent)
     }
 
     /// Fraction of a state's height lost after `hours` at `pe` cycles.
-    fn retention_fraction(&self, pe: f64, hours: f64) -> f64 {
+    pub(super) fn retention_fraction(&self, pe: f64, hours: f64) -> f64 {
         let time = (1.0 + hours.max(0.0) / self.retention_t0_h).ln() / (1.0 + self.reference_h / self.retention_t0_h).ln();
         let wear = (pe.max(0.0) / self.reference_pe).powf(self.retention_pe_exponent);
         self.retention_loss * time * wear

@@ -23,6 +23,12 @@ use super::{PageHistory, ProgramMode, RberModel, MAX_RBER};
 /// about ten years.
 const PE_POINTS: [f64; 9] = [0.0, 30.0, 100.0, 300.0, 1_000.0, 3_000.0, 10_000.0, 30_000.0, 100_000.0];
 const HOUR_POINTS: [f64; 8] = [0.0, 1.0, 10.0, 100.0, 1_000.0, 3_000.0, 10_000.0, 100_000.0];
+/// The domain the tables cover: beyond it a read would take the value at its edge, so a
+/// configuration starting there (`aging`) is refused.
+pub const MAX_PE: f64 = PE_POINTS[PE_POINTS.len() - 1];
+pub const MAX_HOURS: f64 = HOUR_POINTS[HOUR_POINTS.len() - 1];
+/// Exact evaluations that fill one table.
+pub const TABLE_POINTS: usize = PE_POINTS.len() * HOUR_POINTS.len();
 /// Below this the page is error-free for every purpose, and the logarithm stays finite.
 const FLOOR: f64 = 1e-30;
 
@@ -50,26 +56,33 @@ impl VthTable {
         VthTable { cfg, key, tables: RefCell::new(FxHashMap::default()) }
     }
 
-    /// The table of `(mode, disturbers)`: from the process-wide store, or filled now.
-    fn table(&self, mode: ProgramMode, disturbers: &Disturbers) -> Table {
+    /// The table of `(mode, disturbers)`: from the process-wide store, or filled now;
+    /// `None` when the run must stop before it is full.
+    fn table(&self, mode: ProgramMode, disturbers: &Disturbers) -> Option<Table> {
         let id = (mode, disturbers.key());
         if let Some(t) = store().get(&self.key).and_then(|m| m.get(&id)).cloned() {
-            return t;
+            return Some(t);
         }
         // Filled without holding the lock, so that other threads' reads go on.
-        let t = Arc::new(self.fill(mode, disturbers));
+        let t = Arc::new(self.fill(mode, disturbers)?);
         store().entry(self.key.clone()).or_default().insert(id, t.clone());
-        t
+        Some(t)
     }
 
-    fn fill(&self, mode: ProgramMode, disturbers: &Disturbers) -> Vec<f64> {
-        let mut table = Vec::with_capacity(PE_POINTS.len() * HOUR_POINTS.len());
+    /// Filling takes a fraction of a second (bounded by `VthConfig::check_work`), and the
+    /// read path that asks cannot return an error: a stop asked for meanwhile ends the
+    /// filling, and the event loop sees it at its next question (`interrupt`).
+    fn fill(&self, mode: ProgramMode, disturbers: &Disturbers) -> Option<Vec<f64>> {
+        let mut table = Vec::with_capacity(TABLE_POINTS);
         for &pe in &PE_POINTS {
             for &h in &HOUR_POINTS {
+                if crate::interrupt::stopping() {
+                    return None;
+                }
                 table.push(self.cfg.rber(mode, disturbers, pe, h).max(FLOOR).ln());
             }
         }
-        table
+        Some(table)
     }
 }
 
@@ -89,7 +102,14 @@ impl RberModel for VthTable {
     fn rber(&self, page: &PageHistory) -> f64 {
         let key = (page.mode, page.disturbers.key());
         let mut tables = self.tables.borrow_mut();
-        let table = tables.entry(key).or_insert_with(|| self.table(page.mode, &page.disturbers));
+        let table = match tables.get(&key) {
+            Some(t) => t,
+            None => match self.table(page.mode, &page.disturbers) {
+                Some(t) => tables.entry(key).or_insert(t),
+                // Stopping: the run ends before this value is used.
+                None => return 0.0,
+            },
+        };
         let (i, fx) = locate(&PE_POINTS, page.pe);
         let (j, fy) = locate(&HOUR_POINTS, page.retention_h);
         let n = HOUR_POINTS.len();
@@ -139,10 +159,10 @@ mod tests {
     fn tables_are_shared_by_models_with_the_same_parameters_only() {
         let d = Disturbers::pair(ProgramMode::ApproxVmax);
         let cfg = VthConfig { disturb_sigma_frac: 0.21, ..VthConfig::default() };
-        let a = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d);
-        let b = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d);
+        let a = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d).unwrap();
+        let b = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "the second model reuses the first one's table");
-        let other = VthTable::new(VthConfig { disturb_sigma_frac: 0.22, ..cfg }).table(ProgramMode::Precise, &d);
+        let other = VthTable::new(VthConfig { disturb_sigma_frac: 0.22, ..cfg }).table(ProgramMode::Precise, &d).unwrap();
         assert!(!Arc::ptr_eq(&a, &other));
         assert_ne!(*a, *other, "other parameters, other RBERs");
     }

@@ -233,7 +233,7 @@ mod tests {
         let erasing = Box::new(Part { stream: 8, erase_wear: 0.5, validity_seen: 0 });
         let mut j = Joined::new(vec![(placing, &[Hook::Placement]), (erasing, &[Hook::Erase])]);
         let geo = crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 2));
-        let mut blocks = BlockManager::new(&geo, 2);
+        let mut blocks = BlockManager::new(&geo, 2).unwrap();
         let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);
         let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
         assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });

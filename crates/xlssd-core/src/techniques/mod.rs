@@ -50,6 +50,9 @@ pub struct TableInfo {
     /// (so that every report has the same keys whatever the scheme): key and value, given
     /// the scheme's name.
     pub idle_report: fn(&str) -> (&'static str, serde_json::Value),
+    /// What the technique allocates that grows with the device, given its logical pages,
+    /// physical pages and blocks, for the estimate made before a run (`limits`).
+    pub memory: fn(u64, u64, u64) -> Vec<crate::limits::estimate::Part>,
 }
 
 /// What building a scheme may use.

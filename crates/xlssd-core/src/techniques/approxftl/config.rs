@@ -114,7 +114,8 @@ impl ApproxConfig {
 /// Reads a file of approximate sector ranges: `start end` per line, half-open. It is
 /// opened and read as a trace is, with the same limits and messages.
 fn read_ranges(path: &str) -> Result<Vec<[u64; 2]>> {
-    use crate::host::trace::{open_input, parse_u64, LineReader};
+    use crate::host::input::open_input;
+    use crate::host::trace::{parse_u64, LineReader};
     let file = open_input(path, "scheme.approxftl.lba_ranges_file")?;
     let mut lines = LineReader::new(std::io::BufReader::new(file), path, false);
     let mut ranges = Vec::new();

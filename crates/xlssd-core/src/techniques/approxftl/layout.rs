@@ -246,7 +246,7 @@ mod tests {
     /// One plane of six closed blocks with the given valid and valid-precise counts.
     fn plane(valid: &[u32]) -> BlockManager {
         let g = GeometryConfig::one_plane(valid.len() as u32, 8, 2);
-        let mut m = BlockManager::new(&Geometry::new(&g), 1);
+        let mut m = BlockManager::new(&Geometry::new(&g), 1).unwrap();
         for (b, &v) in valid.iter().enumerate() {
             m.fill_directly(b as u32, &(0..v).collect::<Vec<_>>(), b as u64 + 1);
         }

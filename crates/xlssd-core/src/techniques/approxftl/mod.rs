@@ -78,7 +78,25 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
     build: |ctx| build(ctx, Variant::Approxftl),
 };
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+
+/// Request tags per logical page (`tags`).
+pub const TAG_BYTES: u64 = 1;
+/// Approximate-page flags per physical page (`page_approx`), one bit each.
+pub const PAGE_FLAG_BITS: u64 = 1;
+/// Per block: kind, precise and approximate program counts, valid precise pages, write
+/// generation and the age of its oldest approximate page.
+pub const BLOCK_BYTES: u64 = 1 + 4 + 4 + 4 + 1 + 8;
+
+/// What [`Approx::new`] allocates, for the estimate made before a run.
+fn memory(logical_pages: u64, pages: u64, blocks: u64) -> Vec<crate::limits::estimate::Part> {
+    use crate::limits::estimate::Part;
+    vec![
+        Part { name: "ApproxFTL request tags", bytes: logical_pages * TAG_BYTES },
+        Part { name: "ApproxFTL page flags", bytes: pages.div_ceil(64) * 64 * PAGE_FLAG_BITS / 8 },
+        Part { name: "ApproxFTL block state", bytes: blocks * BLOCK_BYTES },
+    ]
+}
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, ApproxConfig::validate)
@@ -94,7 +112,7 @@ enum Variant {
 fn build(ctx: &BuildCtx, variant: Variant) -> Result<Box<dyn Technique>> {
     let cfg: ApproxConfig = super::table_config(ctx, TABLE_NAME)?;
     let cfg = ApproxConfig { lba_ranges: cfg.all_ranges()?, lba_ranges_file: String::new(), ..cfg };
-    Ok(Box::new(Approx::new(cfg, variant, ctx.cfg.scheme.name.clone(), ctx.logical_pages, ctx.geo)))
+    Ok(Box::new(Approx::new(cfg, variant, ctx.cfg.scheme.name.clone(), ctx.logical_pages, ctx.geo)?))
 }
 
 const TAG_APPROX: u8 = 1;
@@ -141,24 +159,31 @@ struct Approx {
 }
 
 impl Approx {
-    fn new(cfg: ApproxConfig, variant: Variant, scheme_name: String, logical_pages: u64, geo: &Geometry) -> Approx {
+    fn new(
+        cfg: ApproxConfig,
+        variant: Variant,
+        scheme_name: String,
+        logical_pages: u64,
+        geo: &Geometry,
+    ) -> crate::error::Result<Approx> {
+        use crate::limits::alloc::{filled, zeroed};
         let blocks = geo.blocks as usize;
-        Approx {
+        Ok(Approx {
             cfg,
             variant,
             scheme_name,
             geo: geo.clone(),
             phase1_pages: [layout::phase1_pages(geo, false), layout::phase1_pages(geo, true)],
-            tags: vec![0; logical_pages as usize],
-            page_approx: vec![0; (geo.pages as usize).div_ceil(64)],
-            kind: vec![NO_KIND; blocks],
-            precise_programs: vec![0; blocks],
-            approx_programs: vec![0; blocks],
-            valid_precise: vec![0; blocks],
-            approx_gen: vec![0; blocks],
-            oldest_approx_h: vec![f64::INFINITY; blocks],
+            tags: zeroed(logical_pages as usize, "ApproxFTL request tags")?,
+            page_approx: zeroed((geo.pages as usize).div_ceil(64), "ApproxFTL page flags")?,
+            kind: filled(blocks, NO_KIND, "ApproxFTL block state")?,
+            precise_programs: filled(blocks, 0, "ApproxFTL block state")?,
+            approx_programs: filled(blocks, 0, "ApproxFTL block state")?,
+            valid_precise: filled(blocks, 0, "ApproxFTL block state")?,
+            approx_gen: filled(blocks, 0, "ApproxFTL block state")?,
+            oldest_approx_h: filled(blocks, f64::INFINITY, "ApproxFTL block state")?,
             stats: Stats::default(),
-        }
+        })
     }
 
     fn is_approx_page(&self, ppn: Ppn) -> bool {
@@ -525,7 +550,7 @@ mod tests {
         let resolved = resolve(&table, "scheme.approxftl").unwrap();
         let ctx = BuildCtx { cfg: &cfg, geo: &geo, logical_pages: 256, table: Some(&resolved) };
         let mut t = build(&ctx, Variant::Approxftl).unwrap();
-        let mut blocks = BlockManager::new(&geo, APPROXFTL.streams);
+        let mut blocks = BlockManager::new(&geo, APPROXFTL.streams).unwrap();
         let (mut threshold, mut hard) = (3, 1);
         let mut set_up = SetupCtx { geo: &geo, blocks: &mut blocks, gc_threshold_blocks: &mut threshold, gc_hard_blocks: &mut hard };
         t.set_up(&mut set_up);

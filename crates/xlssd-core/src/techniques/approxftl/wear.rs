@@ -51,7 +51,7 @@ mod tests {
 
     fn manager(wear: &[f32]) -> BlockManager {
         let g = GeometryConfig::one_plane(wear.len() as u32, 8, 1);
-        let mut m = BlockManager::new(&Geometry::new(&g), 1);
+        let mut m = BlockManager::new(&Geometry::new(&g), 1).unwrap();
         m.effective_wear = wear.to_vec();
         m
     }

@@ -102,7 +102,28 @@ fn read_resistant(ctx: &super::BuildCtx, variant: Variant) -> crate::error::Resu
     Ok(Box::new(ReadResistant::new(&ctx.cfg.scheme.name, variant, ctx.geo, &cfg, d, ctx.logical_pages)))
 }
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+
+/// Per block, the most any scheme of the family keeps: redFTL's read count (4), read-clock
+/// state (24), flags (2) and replica count (4); the read-resistant schemes' mode (1),
+/// effective disturbance (8), sampling point and flags (3).
+pub const BLOCK_BYTES: u64 = 4 + 24 + 2 + 4 + 1 + 8 + 3;
+/// Per logical page: `redftl-plusplus`'s exact read count (`redftl-plus` keeps one byte).
+pub const LOGICAL_PAGE_BYTES: u64 = 4;
+/// Per physical page at most: redFTL's read statistics of the pages of blocks read since
+/// their erase (all of them, in the worst case).
+pub const PAGE_READ_STAT_BYTES: u64 = 24;
+
+/// What the schemes allocate, for the estimate made before a run: the largest of the
+/// family's, whichever runs.
+fn memory(logical_pages: u64, pages: u64, blocks: u64) -> Vec<crate::limits::estimate::Part> {
+    use crate::limits::estimate::Part;
+    vec![
+        Part { name: "read-disturb block state", bytes: blocks * BLOCK_BYTES },
+        Part { name: "read-disturb hotness per logical page", bytes: logical_pages * LOGICAL_PAGE_BYTES },
+        Part { name: "redFTL page read statistics", bytes: pages * PAGE_READ_STAT_BYTES },
+    ]
+}
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, RedConfig::validate)

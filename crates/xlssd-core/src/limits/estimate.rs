@@ -1,0 +1,173 @@
+//! What the structures that grow with the device will take, computed from the
+//! configuration alone, before anything is allocated. The figures per item are those of
+//! docs/architecture.md ("Memory per TiB"), which a test holds equal to these constants;
+//! a structure that changes its layout changes its constant here.
+
+use crate::config::{Config, EccScheme};
+use crate::physics::ModelKind;
+
+/// Logical-to-physical map (`ftl/mapping.rs` `l2p`): one 32-bit entry per mapping unit,
+/// translation pages included.
+pub const L2P_BYTES_PER_UNIT: u64 = 4;
+/// Physical-to-logical map (`ftl/mapping.rs` `p2l`): one per physical unit.
+pub const P2L_BYTES_PER_UNIT: u64 = 4;
+/// Valid bitmap (`ftl/blocks.rs` `valid_bits`): one bit per physical page, in 64-bit words.
+pub const VALID_BITS_PER_PAGE: u64 = 1;
+/// Block state (`ftl/blocks.rs`): state, valid count, write pointer, programmed count,
+/// erase count, effective wear, close sequence, last change, stream, page order, layout
+/// uses, and its place in the free list.
+pub const BLOCK_STATE_BYTES: u64 = 1 + 4 + 4 + 4 + 4 + 4 + 8 + 8 + 1 + 1 + 4 + 4;
+/// Page physics (`nand/state.rs` `pages`): program time, algorithm, mode and order, packed.
+pub const PAGE_PHYSICS_BYTES: u64 = 8;
+/// Block physics (`nand/state.rs`): wear, reads (f32 each) and programs (u16).
+pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 2;
+/// Preconditioning's slot lists (`ftl/precondition.rs`): a 32-bit slot per mapping unit of
+/// the planes filled together, freed after set-up.
+pub const PRECONDITION_SLOT_BYTES: u64 = 4;
+/// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
+pub const PRECONDITION_PLANES: u64 = 16;
+
+/// One structure's share of the estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub name: &'static str,
+    pub bytes: u64,
+}
+
+/// The estimate: every structure that grows with the device, in the order allocated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub parts: Vec<Part>,
+}
+
+impl Estimate {
+    pub fn total(&self) -> u64 {
+        self.parts.iter().fold(0u64, |sum, p| sum.saturating_add(p.bytes))
+    }
+}
+
+/// Whether the run keeps per-page physics state (a physics model or a decoder is on).
+pub fn keeps_page_physics(cfg: &Config) -> bool {
+    cfg.physics.model != ModelKind::None || cfg.ecc.scheme != EccScheme::None
+}
+
+/// The estimate for `cfg` (which must be valid: see [`Config::validate`]).
+pub fn estimate(cfg: &Config) -> Estimate {
+    let c = cfg.capacity();
+    let g = &cfg.geometry;
+    let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
+    let blocks = planes * g.blocks_per_plane as u64;
+    let pages = c.physical_pages;
+    let units = pages / c.unit_pages as u64;
+    let mut parts = vec![
+        Part { name: "logical-to-physical map", bytes: (c.logical_pages + c.translation_pages) * L2P_BYTES_PER_UNIT },
+        Part { name: "physical-to-logical map", bytes: units * P2L_BYTES_PER_UNIT },
+        Part { name: "valid bitmap", bytes: pages.div_ceil(64) * 64 * VALID_BITS_PER_PAGE / 8 },
+        Part { name: "block state", bytes: blocks * BLOCK_STATE_BYTES },
+    ];
+    if keeps_page_physics(cfg) {
+        parts.push(Part { name: "page physics", bytes: pages * PAGE_PHYSICS_BYTES });
+        parts.push(Part { name: "block physics", bytes: blocks * BLOCK_PHYSICS_BYTES });
+    }
+    if let Ok(scheme) = cfg.scheme.resolved() {
+        for table in crate::techniques::TABLES {
+            if scheme.parts().unwrap_or_default().iter().any(|p| p.table == Some(table.name)) {
+                parts.extend((table.memory)(c.logical_pages, pages, blocks));
+            }
+        }
+    }
+    if cfg.precondition.occupancy > 0.0 {
+        let units_per_plane = units / planes.max(1);
+        let bytes = PRECONDITION_PLANES.min(planes) * units_per_plane * PRECONDITION_SLOT_BYTES;
+        parts.push(Part { name: "preconditioning's slot lists", bytes });
+    }
+    Estimate { parts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The "bytes each" column of docs/architecture.md's table, by structure.
+    fn documented() -> Vec<(String, String)> {
+        let doc = include_str!("../../../../docs/architecture.md");
+        let table = doc.split("### Memory per TiB").nth(1).expect("the section is there");
+        table
+            .lines()
+            .skip_while(|l| !l.starts_with("| structure"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                (cells[1].to_string(), cells[4].to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_bytes_are_the_ones_estimated() {
+        let bits = |n: u64| format!("{n}/8");
+        let approx = crate::techniques::approxftl::TABLE;
+        let approx_parts = (approx.memory)(64, 64, 1);
+        let ours = [
+            ("logical-to-physical map", L2P_BYTES_PER_UNIT.to_string()),
+            ("physical-to-logical map", P2L_BYTES_PER_UNIT.to_string()),
+            ("valid bitmap", bits(VALID_BITS_PER_PAGE)),
+            ("block state", BLOCK_STATE_BYTES.to_string()),
+            ("page physics", PAGE_PHYSICS_BYTES.to_string()),
+            ("block physics", BLOCK_PHYSICS_BYTES.to_string()),
+            ("ApproxFTL request tags", (approx_parts[0].bytes / 64).to_string()),
+            ("ApproxFTL page flags", bits(approx_parts[1].bytes * 8 / 64)),
+            ("ApproxFTL block state", approx_parts[2].bytes.to_string()),
+            ("read-disturb block state", crate::techniques::redftl::BLOCK_BYTES.to_string()),
+            ("read-disturb hotness per logical page", crate::techniques::redftl::LOGICAL_PAGE_BYTES.to_string()),
+            ("redFTL page read statistics", crate::techniques::redftl::PAGE_READ_STAT_BYTES.to_string()),
+            ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
+        ];
+        let doc = documented();
+        assert_eq!(doc.len(), ours.len(), "{doc:?}");
+        for (name, bytes) in ours {
+            let row = doc.iter().find(|(n, _)| n.starts_with(name)).unwrap_or_else(|| panic!("no row for {name}"));
+            assert_eq!(row.1, bytes, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_structure_of_a_full_configuration_is_counted() {
+        let mut cfg = Config::default();
+        cfg.physics.model = ModelKind::Vth;
+        cfg.scheme.name = "approxftl".into();
+        cfg.precondition.occupancy = 0.5;
+        let mut names: Vec<&str> = estimate(&cfg).parts.iter().map(|p| p.name).collect();
+        // Each technique's structures with a scheme of its own.
+        cfg.scheme.name = "redftl-plus".into();
+        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
+        names.sort_unstable();
+        names.dedup();
+        let doc = documented();
+        assert_eq!(names.len(), doc.len(), "{names:?}");
+        for name in names {
+            assert!(doc.iter().any(|(n, _)| n.starts_with(name)), "{name} is not documented");
+        }
+        // The default device: 2 x 2 x 1 x 2 planes of 256 blocks of 64 pages.
+        let e = estimate(&Config::default());
+        let pages = 2 * 2 * 2 * 256 * 64;
+        assert_eq!(e.parts[1].bytes, 4 * pages);
+        assert_eq!(e.parts[3].bytes, 47 * 2 * 2 * 2 * 256);
+        assert_eq!(e.parts.len(), 4, "no physics, no scheme, no preconditioning");
+    }
+
+    #[test]
+    fn a_device_over_its_limit_is_refused_naming_the_geometry_and_the_estimate() {
+        let mut cfg = Config::default();
+        cfg.limits.max_memory_bytes = 1 << 20;
+        let e = crate::limits::check_memory(&cfg).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, crate::error::Error::Config { ref key, .. } if key == "geometry"), "{text}");
+        for needle in ["blocks_per_plane 256", "pages_per_block 64", "GiB", "limits.max_memory_bytes (0.0010 GiB)"] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
+        cfg.limits.max_memory_bytes = 1 << 30;
+        assert!(crate::limits::check_memory(&cfg).is_ok());
+    }
+}
