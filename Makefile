@@ -12,7 +12,7 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build browser bench clean
+.PHONY: demo test build browser bench clean fuzz fuzz-tools fuzz-cmin
 
 demo: build
 	@mkdir -p out
@@ -45,5 +45,56 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) $(shell find python -name '*.py' -o -n
 	maturin develop --release --quiet
 	@touch $@
 
+# Coverage-guided fuzzing (docs/testing.md): `make fuzz` runs every target in turn for
+# FUZZ_SECONDS each, one at a time; FUZZ_TARGET picks one. The Rust targets (fuzz/, a
+# cargo-fuzz crate outside the workspace) need nightly Rust and cargo-fuzz, installed here
+# when missing; the Python targets need atheris, installed into .venv. Each target grows
+# its corpus in fuzz/corpus/<target>; `make fuzz-cmin` minimises the Rust corpora again.
+FUZZ_SECONDS     ?= 3600
+FUZZ_TARGET      ?= all
+RUST_FUZZ        := trace workload_spec config
+PY_FUZZ          := sweep_spec py_config
+FUZZ_NICE        := nice -n 10
+CARGO_FUZZ       := cargo +nightly fuzz
+# Safe Rust needs no AddressSanitizer; debug assertions and overflow checks stay on.
+FUZZ_BUILD_FLAGS := --sanitizer none --debug-assertions
+ATHERIS_VERSION  := 3.1.0
+ATHERIS_STAMP    := $(VENV)/.atheris-installed
+FUZZ_SELECTED    := $(if $(filter all,$(FUZZ_TARGET)),$(RUST_FUZZ) $(PY_FUZZ),$(FUZZ_TARGET))
+
+fuzz: fuzz-tools
+	@for t in $(FUZZ_SELECTED); do \
+		case " $(RUST_FUZZ) " in *" $$t "*) \
+			mkdir -p fuzz/corpus/$$t fuzz/artifacts/$$t; \
+			echo "fuzzing $$t (Rust, cargo-fuzz) for $(FUZZ_SECONDS) s"; \
+			( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) run $(FUZZ_BUILD_FLAGS) $$t corpus/$$t -- \
+				-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=artifacts/$$t/ -print_final_stats=1 ) \
+				< /dev/null || exit 1; continue;; esac; \
+		case " $(PY_FUZZ) " in *" $$t "*) \
+			mkdir -p fuzz/corpus/$$t fuzz/artifacts/$$t; \
+			echo "fuzzing $$t (Python, atheris) for $(FUZZ_SECONDS) s"; \
+			$(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+				-artifact_prefix=fuzz/artifacts/$$t/ -print_final_stats=1 < /dev/null || exit 1; continue;; esac; \
+		echo "unknown FUZZ_TARGET $$t; targets: $(RUST_FUZZ) $(PY_FUZZ)"; exit 2; \
+	done
+
+# Minimises the Rust targets' corpora in place (the Python targets' with -merge=1).
+fuzz-cmin: fuzz-tools
+	@for t in $(filter $(RUST_FUZZ),$(FUZZ_SELECTED)); do \
+		( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t ) < /dev/null || exit 1; done
+	@for t in $(filter $(PY_FUZZ),$(FUZZ_SELECTED)); do \
+		rm -rf fuzz/corpus/$$t.cmin && mkdir -p fuzz/corpus/$$t.cmin && \
+		$(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py -merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
+		rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t || exit 1; done
+
+# nightly Rust and cargo-fuzz for the Rust targets, atheris for the Python ones.
+fuzz-tools: build $(ATHERIS_STAMP)
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@cargo +nightly fuzz --version >/dev/null 2>&1 || cargo +nightly install cargo-fuzz --locked
+
+$(ATHERIS_STAMP): $(DEPS_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check atheris==$(ATHERIS_VERSION)
+	@touch $@
+
 clean:
-	rm -rf $(VENV) target out
+	rm -rf $(VENV) target out fuzz/target fuzz/artifacts
