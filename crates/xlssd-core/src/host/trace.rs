@@ -691,6 +691,19 @@ mod tests {
     }
 
     #[test]
+    fn escaped_error_text_is_shortened_too() {
+        // Found by fuzzing: the text was cut to 200 characters before escaping, so a line
+        // of NUL bytes was shown four times as long.
+        let text = format!("1 0 0 8 0\n1 0 0 8 {}1\n", "\0".repeat(500));
+        match read_all(TraceFormat::Mqsim, &text, false) {
+            Err(Error::Trace { line: 2, text, .. }) => {
+                assert!(text.chars().count() <= MAX_ERROR_TEXT_CHARS && text.starts_with("1 0 0 8 \\x00"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn parse_u64_accepts_digits_only() {
         assert_eq!(parse_u64("0", "x"), Ok(0));
         assert_eq!(parse_u64("0042", "x"), Ok(42));

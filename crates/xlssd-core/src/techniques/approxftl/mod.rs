@@ -81,10 +81,8 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
 pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
-    let cfg: ApproxConfig = serde_path_to_error::deserialize(raw).map_err(|e| crate::error::Error::Config {
-        key: format!("{prefix}.{}", e.path()),
-        message: e.inner().to_string(),
-    })?;
+    let cfg: ApproxConfig = serde_path_to_error::deserialize(raw)
+        .map_err(|e| crate::config::read_error(format!("{prefix}.{}", e.path()), &e.inner().to_string()))?;
     cfg.validate(prefix)?;
     Ok(serde_json::to_value(cfg).expect("config serialises"))
 }
