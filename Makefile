@@ -58,7 +58,7 @@ FUZZ_NICE        := nice -n 10
 CARGO_FUZZ       := cargo +nightly fuzz
 # Safe Rust needs no AddressSanitizer; debug assertions and overflow checks stay on.
 FUZZ_BUILD_FLAGS := --sanitizer none --debug-assertions
-ATHERIS_VERSION  := 3.1.0
+ATHERIS_VERSION  := 3.0.0
 ATHERIS_STAMP    := $(VENV)/.atheris-installed
 FUZZ_SELECTED    := $(if $(filter all,$(FUZZ_TARGET)),$(RUST_FUZZ) $(PY_FUZZ),$(FUZZ_TARGET))
 
