@@ -73,7 +73,7 @@ fuzz: fuzz-tools
 		case " $(PY_FUZZ) " in *" $$t "*) \
 			mkdir -p fuzz/corpus/$$t fuzz/artifacts/$$t; \
 			echo "fuzzing $$t (Python, atheris) for $(FUZZ_SECONDS) s"; \
-			$(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+			$(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 				-artifact_prefix=fuzz/artifacts/$$t/ -print_final_stats=1 < /dev/null || exit 1; continue;; esac; \
 		echo "unknown FUZZ_TARGET $$t; targets: $(RUST_FUZZ) $(PY_FUZZ)"; exit 2; \
 	done
@@ -84,7 +84,7 @@ fuzz-cmin: fuzz-tools
 		( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t ) < /dev/null || exit 1; done
 	@for t in $(filter $(PY_FUZZ),$(FUZZ_SELECTED)); do \
 		rm -rf fuzz/corpus/$$t.cmin && mkdir -p fuzz/corpus/$$t.cmin && \
-		$(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py -merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
+		$(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t -merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
 		rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t || exit 1; done
 
 # nightly Rust and cargo-fuzz for the Rust targets, atheris for the Python ones.
