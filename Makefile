@@ -78,14 +78,19 @@ fuzz: fuzz-tools
 		echo "unknown FUZZ_TARGET $$t; targets: $(RUST_FUZZ) $(PY_FUZZ)"; exit 2; \
 	done
 
-# Minimises the Rust targets' corpora in place (the Python targets' with -merge=1).
+# Minimises the corpora in place: the smallest set of inputs that keeps every feature
+# (libFuzzer's -set_cover_merge=1), plus every crash-* reproducer, kept whatever it covers.
 fuzz-cmin: fuzz-tools
-	@for t in $(filter $(RUST_FUZZ),$(FUZZ_SELECTED)); do \
-		( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t ) < /dev/null || exit 1; done
-	@for t in $(filter $(PY_FUZZ),$(FUZZ_SELECTED)); do \
-		rm -rf fuzz/corpus/$$t.cmin && mkdir -p fuzz/corpus/$$t.cmin && \
-		$(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t -merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
-		rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t || exit 1; done
+	@for t in $(FUZZ_SELECTED); do \
+		rm -rf fuzz/corpus/$$t.cmin fuzz/corpus/$$t.crashes && mkdir -p fuzz/corpus/$$t.cmin fuzz/corpus/$$t.crashes && \
+		{ cp fuzz/corpus/$$t/crash-* fuzz/corpus/$$t.crashes/ 2>/dev/null || true; } && \
+		case " $(RUST_FUZZ) " in \
+			*" $$t "*) ( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t -- -set_cover_merge=1 ) \
+				< /dev/null && rmdir fuzz/corpus/$$t.cmin ;; \
+			*) $(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t -set_cover_merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
+				rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t ;; \
+		esac && cp fuzz/corpus/$$t.crashes/* fuzz/corpus/$$t/ 2>/dev/null; rm -rf fuzz/corpus/$$t.crashes; \
+		echo "$$t: $$(ls fuzz/corpus/$$t | wc -l) files"; done
 
 # nightly Rust and cargo-fuzz for the Rust targets, atheris for the Python ones.
 fuzz-tools: build $(ATHERIS_STAMP)
