@@ -80,12 +80,17 @@ fuzz: fuzz-tools
 
 # Minimises the corpora in place: the smallest set of inputs that keeps every feature
 # (libFuzzer's -set_cover_merge=1), plus every crash-* reproducer, kept whatever it covers.
+# For the targets in FUZZ_EDGES_ONLY a feature is an edge, without its hit counts: the
+# config target's thousands of edges (every key's parsing and checks) would otherwise keep
+# thousands of files.
+FUZZ_EDGES_ONLY  := config
 fuzz-cmin: fuzz-tools
 	@for t in $(FUZZ_SELECTED); do \
 		rm -rf fuzz/corpus/$$t.cmin fuzz/corpus/$$t.crashes && mkdir -p fuzz/corpus/$$t.cmin fuzz/corpus/$$t.crashes && \
 		{ cp fuzz/corpus/$$t/crash-* fuzz/corpus/$$t.crashes/ 2>/dev/null || true; } && \
 		case " $(RUST_FUZZ) " in \
-			*" $$t "*) ( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t -- -set_cover_merge=1 ) \
+			*" $$t "*) edges=$$(case " $(FUZZ_EDGES_ONLY) " in *" $$t "*) echo -use_counters=0;; esac); \
+				( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t -- -set_cover_merge=1 $$edges ) \
 				< /dev/null && rmdir fuzz/corpus/$$t.cmin ;; \
 			*) $(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t -set_cover_merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
 				rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t ;; \
