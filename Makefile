@@ -59,6 +59,7 @@ CARGO_FUZZ       := cargo +nightly fuzz
 # Safe Rust needs no AddressSanitizer; debug assertions and overflow checks stay on.
 FUZZ_BUILD_FLAGS := --sanitizer none --debug-assertions
 ATHERIS_VERSION  := 3.0.0
+CARGO_FUZZ_VERSION := 0.13.2
 ATHERIS_STAMP    := $(VENV)/.atheris-installed
 FUZZ_SELECTED    := $(if $(filter all,$(FUZZ_TARGET)),$(RUST_FUZZ) $(PY_FUZZ),$(FUZZ_TARGET))
 
@@ -100,7 +101,7 @@ fuzz-cmin: fuzz-tools
 # nightly Rust and cargo-fuzz for the Rust targets, atheris for the Python ones.
 fuzz-tools: build $(ATHERIS_STAMP)
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-	@cargo +nightly fuzz --version >/dev/null 2>&1 || cargo +nightly install cargo-fuzz --locked
+	@cargo +nightly fuzz --version >/dev/null 2>&1 || cargo +nightly install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked
 
 $(ATHERIS_STAMP): $(DEPS_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check atheris==$(ATHERIS_VERSION)
