@@ -74,7 +74,7 @@ fuzz: fuzz-tools
 		case " $(PY_FUZZ) " in *" $$t "*) \
 			mkdir -p fuzz/corpus/$$t fuzz/artifacts/$$t; \
 			echo "fuzzing $$t (Python, atheris) for $(FUZZ_SECONDS) s"; \
-			$(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+			$(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 				-artifact_prefix=fuzz/artifacts/$$t/ -print_final_stats=1 < /dev/null || exit 1; continue;; esac; \
 		echo "unknown FUZZ_TARGET $$t; targets: $(RUST_FUZZ) $(PY_FUZZ)"; exit 2; \
 	done
@@ -93,7 +93,8 @@ fuzz-cmin: fuzz-tools
 			*" $$t "*) edges=$$(case " $(FUZZ_EDGES_ONLY) " in *" $$t "*) echo -use_counters=0;; esac); \
 				( cd fuzz && $(FUZZ_NICE) $(CARGO_FUZZ) cmin $(FUZZ_BUILD_FLAGS) $$t corpus/$$t -- -set_cover_merge=1 $$edges ) \
 				< /dev/null && rmdir fuzz/corpus/$$t.cmin ;; \
-			*) $(FUZZ_NICE) $(PY) fuzz/python/fuzz.py $$t -set_cover_merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
+			*) $(FUZZ_NICE) $(PY) fuzz/python/fuzz_$$t.py -set_cover_merge=1 fuzz/corpus/$$t.cmin fuzz/corpus/$$t < /dev/null && \
+				{ [ -n "$$(ls fuzz/corpus/$$t.cmin)" ] || { echo "$$t: the merge kept nothing; corpus left as it was"; exit 1; }; } && \
 				rm -rf fuzz/corpus/$$t && mv fuzz/corpus/$$t.cmin fuzz/corpus/$$t ;; \
 		esac && cp fuzz/corpus/$$t.crashes/* fuzz/corpus/$$t/ 2>/dev/null; rm -rf fuzz/corpus/$$t.crashes; \
 		echo "$$t: $$(ls fuzz/corpus/$$t | wc -l) files"; done

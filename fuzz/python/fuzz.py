@@ -1,6 +1,7 @@
 """Coverage-guided fuzzing of the Python targets in `targets.py` with atheris
-(docs/testing.md): `make fuzz FUZZ_TARGET=sweep_spec`, or
-`.venv/bin/python fuzz/python/fuzz.py TARGET CORPUS_DIR [libFuzzer flags]`."""
+(docs/testing.md). Each target has its own script, `fuzz_TARGET.py`, which calls `main`:
+libFuzzer starts the script again for `-merge` and `-fork`, with its flags but without any
+other argument, so the script itself must name the target."""
 
 import sys
 
@@ -9,16 +10,9 @@ import atheris
 with atheris.instrument_imports(include=["xlssd", "tomllib", "targets"]):
     import targets
 
-TARGETS = ("sweep_spec", "py_config")
 
-
-def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in TARGETS:
-        sys.exit(f"usage: fuzz.py TARGET [CORPUS_DIR] [libFuzzer flags]; targets: {', '.join(TARGETS)}")
-    entry = getattr(targets, sys.argv.pop(1))
-    atheris.Setup(sys.argv, entry)
+def main(target: str) -> None:
+    """Fuzzes `targets.<target>`: `.venv/bin/python fuzz/python/fuzz_TARGET.py CORPUS_DIR
+    [libFuzzer flags]`, or `make fuzz FUZZ_TARGET=TARGET`."""
+    atheris.Setup(sys.argv, getattr(targets, target))
     atheris.Fuzz()
-
-
-if __name__ == "__main__":
-    main()
