@@ -37,8 +37,9 @@ const SYNTHETIC_REQUESTS: usize = 64;
 /// Logical sectors of the device [`workload_spec`] generates requests for (64 GiB).
 const SYNTHETIC_SECTORS: u64 = 1 << 27;
 
-/// Checks what an error shows its user: the kind `expect` names, a message that escaping
-/// again leaves unchanged (no raw control characters) and of bounded length.
+/// Checks what an error shows its user: a message that escaping again leaves unchanged (no
+/// raw control or invisible formatting characters) and of bounded length. `input` is only
+/// quoted when the check fails.
 fn check_error(e: &Error, input: &str) {
     let shown = e.to_string();
     assert_eq!(printable(&shown, usize::MAX), shown, "error message holds unescaped characters: {shown:?} (input {input:?})");
