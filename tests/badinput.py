@@ -24,6 +24,10 @@ from typing import Any, Callable
 import pytest
 
 
+#: Put before a message's pattern: the message shows an escape and never the raw byte.
+NO_ESC = r"(?s)\A(?!.*\x1b)(?!.*\x07)"
+
+
 @dataclass(frozen=True)
 class Bad:
     """A command that must fail cleanly. `{dir}` in an argument is the case's folder."""

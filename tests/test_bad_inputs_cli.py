@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import xlssd
-from badinput import Bad, BadApi, params, run_api_case, run_case
+from badinput import NO_ESC, Bad, BadApi, params, run_api_case, run_case
 from xlssd import ConfigError
 from xlssd.atomic import FileError
 from xlssd.results.errors import ResultsError
@@ -129,6 +129,9 @@ CASES = [
     Bad("sweep-name-from-file-name", ("sweep", "{dir}/...toml", "--quiet"), r"taken from the file name",
         files={"...toml": SPEC}),
     spec_case("sweep-preset-path", 'preset = "../presets/tiny"\n', r"preset '../presets/tiny' is not a plain name"),
+    # Control characters a spec quotes reach the terminal escaped.
+    spec_case("sweep-unknown-key-escape-sequence", '"\\u001b[2J\\u0007" = 1\n',
+              NO_ESC + r".*s\.toml: unknown key `\\x1b\[2J\\x07`; a sweep spec has"),
     # -- files that are not UTF-8 text -------------------------------------------------
     Bad("config-not-utf8", (*RUN, "--config", "{dir}/c.toml"), r"c.toml:2: cannot read config file: not UTF-8",
         files={"c.toml": NOT_UTF8}),

@@ -50,6 +50,9 @@ def test_cli_physics_rber_and_bad_input(cli):
     assert bad.returncode == 2 and "--pe" in bad.stderr and "Traceback" not in bad.stderr
     with pytest.raises(ConfigError):
         _core.physics_rber("power-law", page_type=7)
+    # The command line's --page-type takes 0, 1 or 2 only; the core checks its own range too.
+    with pytest.raises(ConfigError, match=r"--page-type: value -1 is out of range: expected 0 to 2"):
+        _core.physics_rber("vth", page_type=-1)
 
 
 def test_vth_model_reproduces_seed_000_and_rewards_approximate_neighbours():

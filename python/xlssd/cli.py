@@ -372,6 +372,19 @@ def _cmd_quality(args: argparse.Namespace) -> int:
 COMMANDS["quality"] = _cmd_quality
 
 
+def printable(text: str) -> str:
+    """`text` as an error message may show it on a terminal: every character that is not
+    printed as itself (control characters, DEL, invisible formatting such as bidirectional
+    overrides) written as an escape (`\\x1b`, `\\t`, `\\u202e`), as the core writes what
+    its messages quote. Backslashes are kept, so that escaping twice changes nothing and
+    the core's messages pass through unchanged."""
+    if text.isprintable():
+        return text
+    named = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    return "".join(c if c.isprintable() or c == " " else named.get(c) or
+                   (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{{{ord(c):x}}}") for c in text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from xlssd.results.errors import ResultsError
 
@@ -387,10 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_gone()
     except (_core.ConfigError, _core.TraceError, _core.WorkloadError, ResultsError) as e:
-        print(f"xlssd: error: {e}", file=sys.stderr)
+        print(f"xlssd: error: {printable(str(e))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except _core.XlssdError as e:
-        print(f"xlssd: simulation failed: {e}", file=sys.stderr)
+        print(f"xlssd: simulation failed: {printable(str(e))}", file=sys.stderr)
         return EXIT_SIMULATION_ERROR
     except KeyboardInterrupt as stop:
         print(f"xlssd: {signals.message(stop)}", file=sys.stderr)
@@ -399,7 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A file or folder the command reached on its own (the helpers of xlssd.atomic
         # name theirs): still the environment's doing, not a bug.
         where = f"{e.filename}: " if e.filename else ""
-        print(f"xlssd: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"xlssd: error: {printable(f'{where}{e.strerror or e}')}", file=sys.stderr)
         return EXIT_USER_ERROR
 
 

@@ -177,10 +177,8 @@ impl Config {
     /// Parses a TOML document over the defaults.
     pub fn from_toml_str(text: &str) -> Result<Config> {
         let de = toml::Deserializer::new(text);
-        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| Error::Config {
-            key: e.path().to_string(),
-            message: e.inner().message().to_string(),
-        })?;
+        let mut cfg: Config =
+            serde_path_to_error::deserialize(de).map_err(|e| read_error(e.path().to_string(), e.inner().message()))?;
         cfg.scheme = cfg.scheme.resolved()?;
         cfg.validate()?;
         Ok(cfg)
@@ -189,10 +187,8 @@ impl Config {
     /// Parses a JSON document over the defaults (the form the Python layer hands over).
     pub fn from_json_str(text: &str) -> Result<Config> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let parsed: Result<Config> = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::Config {
-            key: e.path().to_string(),
-            message: strip_position(&e.inner().to_string()),
-        });
+        let parsed: Result<Config> = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| read_error(e.path().to_string(), &strip_position(&e.inner().to_string())));
         // A NaN or an infinity (as Python writes them) is not JSON; read it anyway, so that
         // validation can say what the key expects instead of serde_json's `expected value`.
         let mut cfg = match parsed {
@@ -301,6 +297,24 @@ impl Config {
     }
 }
 
+/// Longest key an error about a document names, in characters.
+const MAX_KEY_CHARS: usize = 120;
+/// Longest field or value a message quotes from the document, in characters.
+const MAX_QUOTED_CHARS: usize = 60;
+/// Longest message about a document, in characters.
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// The error for a document serde could not read as a config: the key's path and serde's
+/// message, with what they quote of the document cut short, so that a huge unknown key or
+/// value is named without being repeated in full.
+pub(crate) fn read_error(key: String, message: &str) -> Error {
+    use crate::error::{printable, shorten_quoted};
+    Error::Config {
+        key: printable(&key, MAX_KEY_CHARS),
+        message: shorten_quoted(message, MAX_QUOTED_CHARS, MAX_MESSAGE_CHARS),
+    }
+}
+
 /// serde_json appends "at line 1 column N" to its messages; the key path says more.
 fn strip_position(msg: &str) -> String {
     match msg.rfind(" at line ") {
@@ -323,6 +337,21 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_huge_unknown_key_or_value_is_named_short() {
+        // Found by fuzzing: the key and serde's message each repeated the whole key.
+        let json = Config::from_json_str(&format!("{{\"gc\": {{\"{}\": 1}}}}", "k\x7f".repeat(2000)));
+        let toml = Config::from_toml_str(&format!("[gc]\n\"{}\" = 1\n", "k\\u007f".repeat(2000)));
+        for err in [json.unwrap_err(), toml.unwrap_err()] {
+            let shown = err.to_string();
+            assert!(shown.chars().count() < 700 && shown.contains("expected one of `policy`"), "{shown}");
+            assert!(matches!(err, Error::Config { ref key, .. } if key.starts_with("gc.k\\x7fk")), "{err:?}");
+        }
+        let value = "v".repeat(5000);
+        let err = Config::from_json_str(&format!("{{\"gc\": {{\"threshold\": \"{value}\"}}}}")).unwrap_err();
+        assert!(err.to_string().chars().count() < 300, "{err}");
     }
 
     #[test]

@@ -45,35 +45,63 @@ pub enum Error {
 /// `text` as a message may show it: every character a terminal would not print as itself
 /// (C0 and C1 controls, DEL, and the invisible formatting characters such as bidirectional
 /// overrides) written as an escape (`\x1b`, `\t`, `\u{202e}`), and the result cut to
-/// `max_chars` characters, the cut marked with "...". Backslashes are kept as they are, so
-/// that escaping text twice changes nothing.
+/// `max_chars` characters, the cut marked with "..." (an escape is never cut in half).
+/// Backslashes are kept as they are, so that escaping text twice changes nothing.
 pub fn printable(text: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
-    let mut shown = 0usize;
-    let total = text.chars().count();
-    let budget = if total <= max_chars { usize::MAX } else { max_chars.saturating_sub(3) };
+    let budget = max_chars.saturating_sub(3);
+    // Characters written so far, and the length of `out` when the last whole character
+    // that leaves room for "..." was written.
+    let (mut shown, mut fits) = (0usize, 0usize);
     for c in text.chars() {
-        if shown >= budget {
+        if !needs_escape(c) {
+            out.push(c);
+            shown += 1;
+        } else {
+            let before = out.len();
+            if (c as u32) < 0x100 {
+                match c {
+                    '\t' => out.push_str("\\t"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    _ => {
+                        let _ = write!(out, "\\x{:02x}", c as u32);
+                    }
+                }
+            } else {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            // Escapes are ASCII: one character per byte.
+            shown += out.len() - before;
+        }
+        if shown <= budget {
+            fits = out.len();
+        }
+        if shown > max_chars {
+            out.truncate(fits);
             out.push_str("...");
             return out;
         }
-        shown += 1;
-        if !needs_escape(c) {
-            out.push(c);
-        } else if (c as u32) < 0x100 {
-            match c {
-                '\t' => out.push_str("\\t"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                _ => {
-                    let _ = write!(out, "\\x{:02x}", c as u32);
-                }
-            }
-        } else {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
     }
     out
+}
+
+/// `message` with every span quoted in backticks or double quotes (the way serde quotes a
+/// field or a value it read) cut by [`printable`] to `max_quoted` characters, and the whole
+/// cut to `max_chars`: a message about a huge key or value names it without repeating it.
+pub fn shorten_quoted(message: &str, max_quoted: usize, max_chars: usize) -> String {
+    let mut out = String::with_capacity(message.len().min(max_chars));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = &rest[open..open + 1];
+        let Some(len) = rest[open + 1..].find(quote) else { break };
+        out.push_str(&rest[..=open]);
+        out.push_str(&printable(&rest[open + 1..open + 1 + len], max_quoted));
+        out.push_str(quote);
+        rest = &rest[open + 1 + len + 1..];
+    }
+    out.push_str(rest);
+    printable(&out, max_chars)
 }
 
 /// True for characters Rust's own debug formatting would not print as themselves, other
@@ -106,6 +134,22 @@ mod tests {
         assert_eq!(cut.chars().count(), 200);
         assert!(cut.ends_with("..."));
         assert_eq!(printable("", 0), "");
+        // The limit counts the characters shown, escapes included, and cuts none in half.
+        let cut = printable(&"\0".repeat(500), 200);
+        assert_eq!(cut.chars().count(), 199);
+        assert!(cut.starts_with("\\x00\\x00") && cut.ends_with("\\x00..."), "{cut}");
+        assert_eq!(printable("\0\0", 8), "\\x00\\x00");
+        assert_eq!(printable("\0\0a", 8), "\\x00...");
+    }
+
+    #[test]
+    fn quoted_spans_are_cut_and_the_rest_kept() {
+        let long = "k".repeat(500);
+        let msg = format!("unknown field `{long}`, expected one of `seed`, `geometry`; string \"{long}\"");
+        let short = shorten_quoted(&msg, 10, 1000);
+        assert_eq!(short, "unknown field `kkkkkkk...`, expected one of `seed`, `geometry`; string \"kkkkkkk...\"");
+        assert_eq!(shorten_quoted("an `unclosed quote", 5, 100), "an `unclosed quote");
+        assert_eq!(shorten_quoted(&"x".repeat(50), 5, 20).chars().count(), 20);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod ecc;
 pub mod error;
 pub mod ftl;
+pub mod fuzz;
 pub mod host;
 pub mod interrupt;
 pub mod limits;

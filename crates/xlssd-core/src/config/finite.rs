@@ -12,7 +12,7 @@
 use serde::ser::{self, Serialize};
 
 use super::ranges::bad;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// What stands for a non-finite number while the document goes through JSON: a string no
 /// config holds (it starts with a NUL).
@@ -25,10 +25,7 @@ pub(crate) fn non_finite_json<T: serde::de::DeserializeOwned>(text: &str) -> Opt
     let marked = mark_non_finite(text)?;
     let json: serde_json::Value = serde_json::from_str(&marked).ok()?;
     let value = to_toml(json)?;
-    Some(serde_path_to_error::deserialize(value).map_err(|e| Error::Config {
-        key: e.path().to_string(),
-        message: e.inner().message().to_string(),
-    }))
+    Some(serde_path_to_error::deserialize(value).map_err(|e| super::read_error(e.path().to_string(), e.inner().message())))
 }
 
 /// `text` with each bare `NaN`, `Infinity` and `-Infinity` replaced by a marked string, or
@@ -325,6 +322,7 @@ impl ser::SerializeMap for Map<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq, Default)]
     #[serde(default, deny_unknown_fields)]

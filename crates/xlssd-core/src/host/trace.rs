@@ -8,7 +8,7 @@
 
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 
-use super::input::{open_input, read_error, Input};
+use super::input::{open_input, read_error};
 use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
 use crate::error::{printable, Error, Result};
 
@@ -314,9 +314,9 @@ pub fn reader_for<R: BufRead + Send + 'static>(
     }
 }
 
-/// The bytes already read for detection, followed by the rest of the file: the file is
+/// The bytes already read for detection, followed by the rest of the input: a file is
 /// read once, from the start, so detection also works on pipes (`<(zcat t.gz)`).
-type PeekedFile = Chain<Cursor<Vec<u8>>, BufReader<Input>>;
+type Peeked<R> = Chain<Cursor<Vec<u8>>, R>;
 
 /// Opens a trace file and returns a streaming reader for it. With `format` `None` the
 /// format is detected from the first lines ([`detect::detect_format`]).
@@ -336,7 +336,21 @@ pub fn open_trace_detected(
     time_scale: Option<f64>,
 ) -> Result<(Box<dyn RequestSource>, TraceFormat)> {
     let file = open_input(path, "trace")?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let reader = BufReader::with_capacity(1 << 16, file);
+    let (source, format) = reader_detected(reader, path, format, skip_bad_lines, time_scale)?;
+    Ok((Box::new(super::prefetch::Prefetch::new(source).started()?), format))
+}
+
+/// The reader for a trace in any buffered input, its format given or detected from the
+/// first lines, read once from the first byte (the lines read for detection are read
+/// again from memory). `path` is what messages call the input.
+pub fn reader_detected<R: BufRead + Send + 'static>(
+    mut reader: R,
+    path: &str,
+    format: Option<TraceFormat>,
+    skip_bad_lines: bool,
+    time_scale: Option<f64>,
+) -> Result<(Box<dyn RequestSource + Send>, TraceFormat)> {
     let (format, prefix) = match format {
         Some(f) => (f, Vec::new()),
         None => {
@@ -357,14 +371,13 @@ pub fn open_trace_detected(
             }
         }
     };
-    let input: PeekedFile = Cursor::new(prefix).chain(reader);
-    let source = reader_for(format, input, path, skip_bad_lines, time_scale);
-    Ok((Box::new(super::prefetch::Prefetch::new(source).started()?), format))
+    let input: Peeked<R> = Cursor::new(prefix).chain(reader);
+    Ok((reader_for(format, input, path, skip_bad_lines, time_scale), format))
 }
 
 /// Reads up to [`detect::MAX_LINES`] content lines for detection. Returns them and every byte
 /// consumed, so that reading can start over from the first byte.
-fn peek_lines(reader: &mut BufReader<Input>, path: &str) -> Result<(Vec<String>, Vec<u8>)> {
+fn peek_lines<R: BufRead>(reader: &mut R, path: &str) -> Result<(Vec<String>, Vec<u8>)> {
     let mut prefix = Vec::new();
     let mut lines = Vec::new();
     let mut line_no = 0u64;
@@ -637,6 +650,19 @@ mod tests {
             Err(Error::Trace { line: 2, text, .. }) => {
                 assert!(text.starts_with('é'));
                 assert_eq!(text.chars().count(), MAX_ERROR_TEXT_CHARS);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn escaped_error_text_is_shortened_too() {
+        // Found by fuzzing: the text was cut to 200 characters before escaping, so a line
+        // of NUL bytes was shown four times as long.
+        let text = format!("1 0 0 8 0\n1 0 0 8 {}1\n", "\0".repeat(500));
+        match read_all(TraceFormat::Mqsim, &text, false) {
+            Err(Error::Trace { line: 2, text, .. }) => {
+                assert!(text.chars().count() <= MAX_ERROR_TEXT_CHARS && text.starts_with("1 0 0 8 \\x00"), "{text}");
             }
             other => panic!("{other:?}"),
         }

@@ -210,7 +210,7 @@ where
     T: serde::de::DeserializeOwned + Serialize,
 {
     let cfg: T = serde_path_to_error::deserialize(raw)
-        .map_err(|e| Error::Config { key: format!("{prefix}.{}", e.path()), message: e.inner().to_string() })?;
+        .map_err(|e| crate::config::read_error(format!("{prefix}.{}", e.path()), &e.inner().to_string()))?;
     validate(&cfg, prefix)?;
     Ok(serde_json::to_value(cfg).expect("config serialises"))
 }

@@ -1,0 +1,6 @@
+//! Fuzz target `workload_spec`: see `xlssd_core::fuzz::workload_spec` for the input and the invariants checked.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| xlssd_core::fuzz::workload_spec(data));
