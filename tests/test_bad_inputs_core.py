@@ -140,7 +140,7 @@ CASES = [
     Bad("ecc-required-t-field-too-small", ("ecc", "required-t", "--rber", "1e-3", "--uber", "1e-13", "--m", "3"),
         r"--m: GF\(2\^3\) codewords hold at most 7 bits"),
     Bad("physics-negative-page-type", ("physics", "rber", "--model", "vth", "--page-type", "-1"),
-        r"argument --page-type: invalid choice: -1 \(choose from 0, 1, 2\)"),
+        r"--page-type: value -1 is out of range: expected 0 to 2"),
     Bad("bch-t-beyond-the-codeword", run('ecc.scheme="bch"', "ecc.bch.k_bytes=8", "ecc.bch_t=100"),
         r"`ecc\.bch_t`: value 100 is out of range: expected 0 \(adaptive\) or at most 63"),
 ]
