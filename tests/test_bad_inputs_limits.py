@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import xlssd
-from badinput import Bad, BadApi, params, run_api_case, run_case
+from badinput import Bad, BadApi, corpus_tests, spec_case
 from xlssd import ConfigError
 
 RUN = ("run", "--quiet", "--workload", "n=20")
@@ -38,10 +36,6 @@ def _overcommit() -> str:
         return Path("/proc/sys/vm/overcommit_memory").read_text().strip()
     except OSError:
         return "?"
-
-
-def spec_case(id: str, text: str, message: str) -> Bad:
-    return Bad(id, ("sweep", "{dir}/s.toml", "--out", "{dir}/out", "--quiet"), message, files={"s.toml": text})
 
 
 def run(*sets: str) -> tuple[str, ...]:
@@ -144,11 +138,4 @@ API_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", params(CASES))
-def test_bad_input(case, tmp_path):
-    run_case(case, tmp_path)
-
-
-@pytest.mark.parametrize("case", params(API_CASES))
-def test_bad_api_call(case, tmp_path):
-    run_api_case(case, tmp_path)
+test_bad_input, test_bad_api_call = corpus_tests(CASES, API_CASES)
