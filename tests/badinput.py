@@ -118,3 +118,24 @@ def params(cases: list[Bad] | list[BadApi]) -> list[Any]:
     duplicated = {i for i in ids if ids.count(i) > 1}
     assert not duplicated, f"duplicate case ids: {sorted(duplicated)}"
     return [pytest.param(c, id=c.id) for c in cases]
+
+
+def spec_case(id: str, text: str, message: str) -> Bad:
+    """`xlssd sweep` of a spec file `s.toml` holding `text`."""
+    return Bad(id, ("sweep", "{dir}/s.toml", "--out", "{dir}/out", "--quiet"), message, files={"s.toml": text})
+
+
+def corpus_tests(cases: list[Bad], api_cases: list[BadApi]) -> tuple[Callable, Callable]:
+    """A corpus file's two tests, one run per case; the file binds them to names starting
+    with `test_` for pytest to find:
+    `test_bad_input, test_bad_api_call = corpus_tests(CASES, API_CASES)`."""
+
+    @pytest.mark.parametrize("case", params(cases))
+    def test_bad_input(case: Bad, tmp_path: Path) -> None:
+        run_case(case, tmp_path)
+
+    @pytest.mark.parametrize("case", params(api_cases))
+    def test_bad_api_call(case: BadApi, tmp_path: Path) -> None:
+        run_api_case(case, tmp_path)
+
+    return test_bad_input, test_bad_api_call

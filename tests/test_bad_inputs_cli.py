@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import xlssd
-from badinput import NO_ESC, Bad, BadApi, params, run_api_case, run_case
+from badinput import NO_ESC, Bad, BadApi, corpus_tests, spec_case
 from xlssd import ConfigError
 from xlssd.atomic import FileError
 from xlssd.results.errors import ResultsError
@@ -59,10 +59,6 @@ def device(name: str, major: int, minor: int):
 
 def folder(name: str):
     return lambda d: (d / name).mkdir(parents=True)
-
-
-def spec_case(id: str, text: str, message: str) -> Bad:
-    return Bad(id, ("sweep", "{dir}/s.toml", "--out", "{dir}/out", "--quiet"), message, files={"s.toml": text})
 
 
 CASES = [
@@ -263,11 +259,4 @@ API_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", params(CASES))
-def test_bad_input(case, tmp_path):
-    run_case(case, tmp_path)
-
-
-@pytest.mark.parametrize("case", params(API_CASES))
-def test_bad_api_call(case, tmp_path):
-    run_api_case(case, tmp_path)
+test_bad_input, test_bad_api_call = corpus_tests(CASES, API_CASES)

@@ -1,5 +1,3 @@
-import sys
+from xlssd.cli import command
 
-from xlssd.cli import main
-
-sys.exit(main())
+command()

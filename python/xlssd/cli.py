@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
@@ -416,6 +417,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
 
 
+def command() -> None:
+    """The `xlssd` command: `main`, then exit with its status. A command stopped by a signal
+    runs the exit functions (multiprocessing's release of its semaphores among them) and
+    then exits without the rest of the interpreter's teardown: everything worth keeping is
+    on disk (outputs are written whole or not at all, pool workers are killed, Ray is
+    stopped), and tearing down large libraries (Ray's core, Arrow) takes a few hundred
+    milliseconds of the second a stop is given. (`atexit._run_exitfuncs` is what the
+    interpreter's own exit calls.)"""
+    code = main()
+    if code in signals.STOPPED:
+        with contextlib.suppress(Exception):
+            getattr(atexit, "_run_exitfuncs", lambda: None)()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def _reader_gone() -> int:
     """Standard output's reader closed the pipe (`| head`): stop quietly. Output still
     buffered would fail again at exit, so standard output is pointed at /dev/null."""
@@ -427,4 +447,4 @@ def _reader_gone() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

@@ -1,4 +1,4 @@
-"""How the command line stops on a signal.
+"""How the command line stops on a signal, and work that a signal must not cut short.
 
 Ctrl-C (SIGINT) raises KeyboardInterrupt where Python next runs its signal handlers; the
 simulator core asks for them every few tens of milliseconds of a run, so a run stops
@@ -10,15 +10,24 @@ exits with the shell's code for a death by that signal, 128 + its number.
 
 The signal is also recorded when it arrives: a library the stop passes through may turn
 the exception into a plain KeyboardInterrupt (Ray does), and the exit code must still
-say which signal it was."""
+say which signal it was.
+
+Some work must not be cut short, whoever handles the signals: the clean-up after a stop
+(a second Ctrl-C in the middle would leave a pool's workers running their points) or Ray's
+start-up (cut, it leaves processes behind). `held()` makes the signals that arrive during
+such work wait for its end."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import threading
 from typing import Iterator
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
+#: The exit statuses of a command stopped by one of them.
+STOPPED = frozenset(128 + int(s) for s in HANDLED)
 
 
 class Terminated(KeyboardInterrupt):
@@ -66,3 +75,34 @@ def handled() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM that arrive inside the block wait for its end and are then
+    handled (the first of them) as the process would have handled them; the block's own
+    exception, if it raises one, goes first. The process also gets back the handlers it had,
+    should the block have replaced them (Ray installs its own for SIGTERM). In the main
+    thread only, where Python runs signal handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum)) for s in HANDLED}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if arrived:
+        _deliver(arrived[0], previous[arrived[0]])
+
+
+def _deliver(signum: int, handler) -> None:
+    """Handles `signum` as `handler`, the process's handler for it, would have."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt()
+        os.kill(os.getpid(), signum)

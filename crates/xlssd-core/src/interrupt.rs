@@ -61,6 +61,11 @@ impl Drop for Installed {
 }
 
 /// Whether the run must stop: runs the check when [`INTERVAL`] has passed since it last ran.
+///
+/// Never inlined: in the Python extension, a shared library, reaching a thread-local costs a
+/// call that the compiler may hoist to the start of whatever function this is inlined in,
+/// making a hot function (a trace's line reader) pay it on every call.
+#[inline(never)]
 pub fn stopping() -> bool {
     if STOPPED.get() {
         return true;

@@ -12,6 +12,7 @@ import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Iterator, Mapping
 
+from xlssd import signals
 from xlssd.sweep.point import failed_row, run_point
 
 Task = Mapping[str, Any]
@@ -59,7 +60,9 @@ class LocalPool:
             else:
                 # Interrupted: drop what has not started and stop what is running now,
                 # rather than waiting for long simulations whose rows would be thrown away.
-                # (Killed: the workers ignore SIGTERM.)
-                pool.shutdown(wait=False, cancel_futures=True)
-                for child in multiprocessing.active_children():
-                    child.kill()
+                # (Killed: the workers ignore SIGTERM.) A second signal must not cut this
+                # short, or workers would go on running their points.
+                with signals.held():
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    for child in multiprocessing.active_children():
+                        child.kill()

@@ -15,11 +15,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import socket
-import threading
 from typing import Any, Iterator, Mapping
 
+from xlssd import signals
 from xlssd._core import ConfigError
 from xlssd.sweep.point import failed_row, run_point
 
@@ -32,7 +31,7 @@ CONNECT_TIMEOUT_S = 3.0
 #: Ray's port for a bare host (its GCS), and for a `ray://` client address.
 DEFAULT_PORTS = {"": 6379, "ray://": 10001}
 #: The longest the driver waits for a result before Python may run its signal handlers.
-WAIT_SLICE_S = 0.1
+WAIT_SLICE_S = 0.05
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -72,43 +71,24 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
 
 
 @contextlib.contextmanager
-def _signals_held(ray) -> Iterator[list[int]]:
-    """Holds SIGINT and SIGTERM while Ray starts, and gives the process back its own
-    handlers after: the signals that arrived are in the list yielded.
-
-    Ray's start-up is not to be cut short: stopped half-way, it leaves processes behind
-    that nothing stops (its agents outlive a raylet killed while they start). And it takes
-    SIGTERM for itself while it starts (handlers that exit at once, or after a graceful
-    stop of a second or more) and after (its core's handler logs a stack and exits 1),
-    where the command line's handler stops a run as Ctrl-C does. Ray's Python-level
-    installer of those handlers is a private part of Ray, hence the care."""
-    held: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield held
-        return
-    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+def _start_held(ray) -> Iterator[None]:
+    """Ray starts with signals held (`signals.held`): stopped half-way, it leaves processes
+    behind that nothing stops (its agents outlive a raylet killed while they start). Ray
+    also takes SIGTERM for itself as it starts (handlers that exit at once, or after a
+    graceful stop of a second or more) and after (its core's handler logs a stack and exits
+    1), where the command line's stops a run as Ctrl-C does: its Python-level installer is
+    kept from running meanwhile (a private part of Ray, hence the care), and the core's is
+    replaced when the held signals' handlers come back."""
     utils = getattr(getattr(ray, "_private", None), "utils", None)
     installer = getattr(utils, "set_sigterm_handler", None)
     if installer is not None:
         utils.set_sigterm_handler = lambda handler: None
     try:
-        yield held
+        with signals.held():
+            yield
     finally:
         if installer is not None:
             utils.set_sigterm_handler = installer
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-def _raise_held(signum: int) -> None:
-    """Handles a held signal as the process would have when it arrived."""
-    handler = signal.getsignal(signum)
-    if callable(handler):
-        handler(signum, None)
-    elif handler == signal.SIG_DFL:
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt()
-        os.kill(os.getpid(), signum)
 
 
 def _stop(ray) -> None:
@@ -154,45 +134,44 @@ class RayCluster:
         # Ray's own start-up chatter would bury the sweep's output; its errors still show.
         common = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         self.check()
-        with _signals_held(ray) as held:
-            try:
-                if self.address:
-                    ray.init(address=self.address, **common)
-                else:
-                    ray.init(num_cpus=self.num_cpus, object_store_memory=self.object_store_memory, **common)
-            except ConnectionError as e:
+        try:
+            with _start_held(ray):
+                try:
+                    if self.address:
+                        ray.init(address=self.address, **common)
+                    else:
+                        ray.init(num_cpus=self.num_cpus, object_store_memory=self.object_store_memory, **common)
+                except ConnectionError as e:
+                    if not self.address:
+                        raise
+                    raise ConfigError(f"--ray {self.address}: {e}") from None
+        except BaseException:
+            # A failed start, or a stop held while Ray started: stop what it started.
+            with signals.held():
                 _stop(ray)
-                if not self.address:
-                    raise
-                raise ConfigError(f"--ray {self.address}: {e}") from None
-            except BaseException:
-                _stop(ray)
-                raise
-        if held:
-            # Stopped while Ray started: now that it has, stop it whole.
-            _stop(ray)
-            _raise_held(held[0])
+            raise
         return ray, True
 
     def run(self, tasks: list[Task]) -> Iterator[dict[str, Any]]:
         if not tasks:
             return
         ray, started = self._init()
+        pending: dict[Any, Task] = {}
         try:
             remote = ray.remote(run_point)
             pending = {remote.remote(t): t for t in tasks}
-            try:
-                while pending:
-                    done, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SLICE_S)
-                    for ref in done:
-                        task = pending.pop(ref)
-                        try:
-                            yield ray.get(ref)
-                        except Exception as e:  # noqa: BLE001 - a lost task fails its point only
-                            yield failed_row(task, f"{type(e).__name__}: {e}")
-            finally:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SLICE_S)
+                for ref in done:
+                    task = pending.pop(ref)
+                    try:
+                        yield ray.get(ref)
+                    except Exception as e:  # noqa: BLE001 - a lost task fails its point only
+                        yield failed_row(task, f"{type(e).__name__}: {e}")
+        finally:
+            # Cut short, the clean-up would leave tasks running or Ray's processes behind.
+            with signals.held():
                 for ref in pending:
                     ray.cancel(ref, force=True)
-        finally:
-            if started:
-                _stop(ray)
+                if started:
+                    _stop(ray)
