@@ -58,10 +58,12 @@ def simulate(
     `workload` is a fio-like spec string, a dict of `[workload]` fields, an
     :class:`xlssd.Trace`, or None for the config's own `[workload]` section.
     `progress(requests_done, simulated_ns)` is called now and then; returning False stops
-    the run with KeyboardInterrupt. If `progress` also has a `setup(stage, done, total)`
-    method, it hears the device's set-up before the first request (stage
-    "preconditioning": logical pages placed out of those to place); returning False stops
-    there too.
+    the run with KeyboardInterrupt, and an exception it raises stops the run and is raised
+    as itself. If `progress` also has a `setup(stage, done, total)` method, it hears the
+    device's set-up before the first request (stage "preconditioning": logical pages placed
+    out of those to place); returning False or raising stops there too. With or without
+    `progress`, Ctrl-C stops the run within a fraction of a second (in the main thread,
+    where Python runs signal handlers).
     `payload` (bytes) is carried on the device from sector `payload_lba` (payload mode); the
     report's `payload` attribute then holds the bytes the host would read back: as written
     where the decoder corrected them, with bit errors where it did not.
