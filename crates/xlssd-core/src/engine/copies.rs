@@ -133,13 +133,11 @@ impl Simulator<'_> {
     }
 
     fn invalidate_copy(&mut self, lpn: u32, ppn: Ppn) {
-        let now = self.now();
-        self.blocks.invalidate(ppn, now);
         if self.observed {
-            self.scheme.validity(ppn, false);
             self.scheme.copy_dropped(lpn, ppn);
         }
-        self.after_invalidate(ppn);
+        let now = self.now();
+        self.invalidate_page(ppn, now);
     }
 
     /// Makes the extra copy at `copy` the mapped page of `lpn`.
@@ -152,11 +150,7 @@ impl Simulator<'_> {
         let now = self.now();
         if let Some(old) = self.map.promote(lpn, copy) {
             if self.blocks.is_valid(old) {
-                self.blocks.invalidate(old, now);
-                if self.observed {
-                    self.scheme.validity(old, false);
-                }
-                self.after_invalidate(old);
+                self.invalidate_page(old, now);
             }
         }
         // The entry changed: a cached one is marked dirty, otherwise its translation page

@@ -149,17 +149,24 @@ impl Simulator<'_> {
         if let Some(old) = self.map.set(lpn, ppn) {
             for old in old..old + unit {
                 if self.blocks.is_valid(old) {
-                    self.blocks.invalidate(old, now);
-                    if self.observed {
-                        self.scheme.validity(old, false);
-                    }
-                    self.after_invalidate(old);
+                    self.invalidate_page(old, now);
                 }
             }
         }
         for p in ppn..ppn + unit {
             self.set_page_valid(p, now);
         }
+    }
+
+    /// Marks a valid page's data stale, telling the scheme, and erases its block if it was
+    /// a victim's last valid page.
+    #[inline]
+    pub(super) fn invalidate_page(&mut self, ppn: Ppn, now: Time) {
+        self.blocks.invalidate(ppn, now);
+        if self.observed {
+            self.scheme.validity(ppn, false);
+        }
+        self.after_invalidate(ppn);
     }
 
     /// Marks a page's data valid, telling the scheme.
@@ -569,9 +576,9 @@ impl Simulator<'_> {
                 self.finishing.push(ppn);
             }
         }
-        let reclaim = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
+        let ask_read_path = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
         let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
-        if reclaim {
+        if ask_read_path {
             for (i, &id) in op.txns().iter().enumerate() {
                 let t = self.txns.get(id);
                 sensed[i] = (t.ppn, t.kind);
@@ -593,7 +600,7 @@ impl Simulator<'_> {
             let t = self.txns.remove(id);
             self.txn_done(t);
         }
-        if reclaim {
+        if ask_read_path {
             // After the reads are settled, so that a relocation starts from a quiet die.
             for &(ppn, kind) in &sensed[..op.n] {
                 self.after_sense(ppn, kind);
