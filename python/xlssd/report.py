@@ -45,6 +45,11 @@ class Report:
             if isinstance(node, dict):
                 for k, v in node.items():
                     yield from walk(f"{prefix}.{k}" if prefix else k, v)
+            elif _by_reason(node):
+                # `ftl.relocations` is a list of one object per reason; its figures are
+                # wanted as columns (`ftl.relocations.read_reclaim.busy_ms`), not as text.
+                for item in node:
+                    yield from walk(f"{prefix}.{item['reason']}", {k: v for k, v in item.items() if k != "reason"})
             else:
                 yield prefix, node
 
@@ -66,3 +71,10 @@ class Report:
 
 
 _MISSING = object()
+
+
+def _by_reason(node: Any) -> bool:
+    """A non-empty list of objects each named by a distinct `reason`."""
+    if not isinstance(node, list) or not node or not all(isinstance(x, dict) and isinstance(x.get("reason"), str) for x in node):
+        return False
+    return len({x["reason"] for x in node}) == len(node)

@@ -50,6 +50,8 @@ class Metric:
 #: outside the simulator; `simulated`: measured on simulation runs. Headlines count
 #: simulated rows on their own.
 KINDS = ("simulated", "computed", "input")
+#: How a claim's number is held to the paper's (see `Claim`).
+BOUNDS = ("approx", "above", "factor")
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,9 @@ class Claim:
     from the baseline), the baseline being the claim's or else the experiment's. Numbers the
     paper derives analytically give `compute` instead, and numbers measured on simulations
     of the claim's own, outside the experiment's points, give `simulate`. `bound = "above"`
-    is for a paper cell such as ">93": ours must exceed it. `kind` (KINDS) is "computed"
+    is for a paper cell such as ">93": ours must exceed it; `bound = "factor"` holds when ours
+    has the paper's sign and is within a factor `factor` of it either way (for a change in
+    percent, of the change). `kind` (KINDS) is "computed"
     exactly when `compute` is given and defaults to "simulated" otherwise; a measured claim
     whose number the model was given says "input"."""
 
@@ -78,6 +82,7 @@ class Claim:
     normalise: str | None = None
     baseline: str | None = None
     bound: str = "approx"
+    factor: float = 2.0
     rel_tol: float = 0.10
     abs_tol: float = 0.0
     compute: Callable[[], float] | None = None
@@ -94,7 +99,11 @@ class Claim:
         # A formula's row labelled as a measurement (or the reverse) would be counted in the
         # wrong part of the headline, which is what the kinds are there to prevent.
         problem = None
-        if self.kind is not None and self.kind not in KINDS:
+        if self.bound not in BOUNDS:
+            problem = f"bound {self.bound!r} is not one of {', '.join(BOUNDS)}"
+        elif self.bound == "factor" and not (self.factor > 1.0 and self.paper != 0):
+            problem = "bound 'factor' needs a factor above 1 and a non-zero paper number"
+        elif self.kind is not None and self.kind not in KINDS:
             problem = f"kind {self.kind!r} is not one of {', '.join(KINDS)}"
         elif self.compute is not None and self.simulate is not None:
             problem = "give `compute` (a formula) or `simulate` (simulation runs), not both"
@@ -114,16 +123,24 @@ class Claim:
         return "computed" if self.compute is not None else "simulated"
 
     def paper_text(self) -> str:
-        return f">{_num(self.paper)}" if self.bound == "above" else _num(self.paper) + _unit(self.normalise)
+        if self.bound == "above":
+            return f">{_num(self.paper)}"
+        text = _num(self.paper) + _unit(self.normalise)
+        return f"{text} (x{_num(self.factor)})" if self.bound == "factor" else text
 
     def within(self, ours: float) -> bool:
         if self.bound == "above":
             return ours > self.paper
+        if self.bound == "factor":
+            ratio = ours / self.paper
+            return 1.0 / self.factor <= ratio <= self.factor
         return abs(ours - self.paper) <= max(self.abs_tol, self.rel_tol * abs(self.paper))
 
     def difference_text(self, ours: float) -> str:
         if self.bound == "above":
             return "-"
+        if self.bound == "factor":
+            return f"x{ours / self.paper:.2f}"
         if self.normalise == "change":
             return f"{ours - self.paper:+.1f} pp"
         if self.normalise == "ratio" or self.paper == 0:
@@ -134,7 +151,7 @@ class Claim:
 @dataclass(frozen=True)
 class Plot:
     """A figure: `bars` (metric normalised to the baseline scheme, per workload),
-    `cdf` (latency distribution of `op` per scheme), `versus` (metric against the config
+    `cdf` (latency distribution of `op`, or of the report's summary `histogram`, per scheme), `versus` (metric against the config
     key `x`, a line per scheme, with the paper's numbers of that metric as markers),
     `shares` (the report keys `parts` of `scheme` as shares of their sum, a stacked bar
     per workload) or `values` (grouped bars of what `compute` returns: series -> category
@@ -154,6 +171,12 @@ class Plot:
     parts: Sequence[str] = ()
     ylabel: str = ""
     compute: Callable[[], Mapping[str, Mapping[str, float]]] | None = None
+    #: For `cdf`: another latency summary of the report than the host's (its key prefix,
+    #: e.g. `ftl.relocations.read_reclaim.service_us`), the column counting its values,
+    #: and what it measures (the axis label).
+    histogram: str | None = None
+    count: str | None = None
+    what: str | None = None
 
 
 @dataclass(frozen=True)
@@ -418,7 +441,7 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
         return plots.shares(chosen, list(fig.parts), "workload_name", title, ylabel=fig.ylabel or "share")
     if fig.kind == "cdf":
         by = ["scheme"] if fig.workload else ["scheme", "workload_name"]
-        return plots.latency_cdf(chosen, fig.op, by, title)
+        return plots.latency_cdf(chosen, fig.op, by, title, histogram=fig.histogram, count=fig.count, what=fig.what)
     if fig.kind == "versus":
         m = exp.metric(fig.metric)
         paper: dict[str, list[tuple[float, float]]] = {}

@@ -126,43 +126,51 @@ def normalised_bars(rows: Sequence[Row], metric: str, by: str, baseline: Any,
 
 
 @_plain_text
-def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("scheme",), title: str = "") -> Figure:
+def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("scheme",), title: str = "",
+                histogram: str | None = None, count: str | None = None, what: str | None = None) -> Figure:
     """The latency distribution of `op` (read, write, all) per series on a logit axis, which
     spreads out the tail: the report's sampled CDF (`latency_us.cdf`, every 5% and the tail),
     or its percentiles (p50 to p99.99) where a row has no CDF. A series of several rows
-    (seeds) averages their latencies at each fraction."""
-    keys = [f"host.{op}.latency_us.{p}" for p, _ in PERCENTILES]
+    (seeds) averages their latencies at each fraction. `histogram` names another of the
+    report's latency summaries instead (e.g. `ftl.relocations.read_reclaim.service_us`),
+    `count` the column saying how many values it holds and `what` the axis label."""
+    histogram = histogram or f"host.{op}.latency_us"
+    count = count or f"host.{op}.count"
+    what = what or f"{op} latency"
+    keys = [f"{histogram}.{p}" for p, _ in PERCENTILES]
     _require(rows, *keys, *by)
     fig = Figure(figsize=(7, 4.2))
     ax = fig.subplots()
     drawn = 0
     for series in dict.fromkeys(_key(r, by) for r in rows):
-        chosen = [r for r in rows if _key(r, by) == series and r.get(f"host.{op}.count")]
+        chosen = [r for r in rows if _key(r, by) == series and r.get(count)]
         if not chosen:
             continue
-        curves = [_cdf_points(r, op) or [(float(r[k]), q) for k, (_, q) in zip(keys, PERCENTILES)] for r in chosen]
+        curves = [_cdf_points(r, histogram) or [(float(r[k]), q) for k, (_, q) in zip(keys, PERCENTILES)]
+                  for r in chosen]
         # The logit axis cannot show fractions 0 and 1; the other points carry the shape.
         fractions = [q for _, q in curves[0] if 0.0 < q < 1.0]
         lat = [sum(dict((f, x) for x, f in c).get(q, float("nan")) for c in curves) / len(curves) for q in fractions]
         ax.plot(lat, fractions, marker="o", markersize=3, label=_label(series))
         drawn += 1
     if not drawn:
-        raise ResultsError(f"no point completed any {op} request")
+        raise ResultsError(f"no point has any value of {histogram}" if histogram != f"host.{op}.latency_us"
+                           else f"no point completed any {op} request")
     ax.set_yscale("logit")
     ax.set_yticks([0.1, 0.5, 0.9, 0.99, 0.999, 0.9999], ["10%", "50%", "90%", "99%", "99.9%", "99.99%"])
     ax.set_xscale("log")
-    ax.set_xlabel(f"{op} latency (us)")
-    ax.set_ylabel("fraction of requests at or below")
-    ax.set_title(title or f"{op} latency CDF")
+    ax.set_xlabel(f"{what} (us)")
+    ax.set_ylabel("fraction at or below")
+    ax.set_title(title or f"{what} CDF")
     ax.legend(title=" / ".join(_name(b) for b in by) or None, fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig
 
 
-def _cdf_points(row: Row, op: str) -> list[tuple[float, float]]:
+def _cdf_points(row: Row, histogram: str) -> list[tuple[float, float]]:
     """(latency, fraction) pairs of a row's sampled CDF; empty when the row has none."""
-    raw = row.get(f"host.{op}.latency_us.cdf")
+    raw = row.get(f"{histogram}.cdf")
     if isinstance(raw, str):
         raw = json.loads(raw)
     return [(float(x), float(q)) for x, q in raw or []]

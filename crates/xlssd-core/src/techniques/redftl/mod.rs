@@ -74,7 +74,8 @@ pub const RRB: SchemeInfo = SchemeInfo {
     build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
 
-const PLUS_KEYS: [&str; 5] = ["reclaim_threshold", "reclaim_ahead_of_reads", "max_read_count", "mode_program_time", "background_period_us"];
+const PLUS_KEYS: [&str; 6] =
+    ["reclaim_threshold", "reclaim_ahead_of_reads", "max_read_count", "mode_program_time", "background_period_us", "background_idle_us"];
 
 pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     name: "redftl-plus",

@@ -20,8 +20,9 @@
 //! - read hotness from two 4-bit counters per logical page (one byte): a saturating
 //!   level-1 count of reads, sampled into the level-2 count each time the block passes
 //!   another fifteenth of the maximum read count;
-//! - background reclaim: a block past the (proactive) reclaim threshold is reclaimed while
-//!   the host is idle; only one that reaches the maximum read count is reclaimed at once.
+//! - background reclaim: a block past the (proactive) reclaim threshold is reclaimed in the
+//!   background, host reads overtaking it (after `background_idle_us` of host idleness, if
+//!   set); only one that reaches the maximum read count is reclaimed at once.
 //!
 //! `redftl-plusplus` is `redftl-plus` with an exact read count per logical page (four bytes)
 //! in place of the two counters.
@@ -113,7 +114,7 @@ pub struct ReadResistant {
     effective: Vec<f64>,
     next_sample: Vec<u8>,
     due: Vec<bool>,
-    /// Blocks past the reclaim threshold, waiting for the host to be idle.
+    /// Blocks past the reclaim threshold, waiting for their background reclaim.
     due_list: Vec<u32>,
     hotness: Option<Hotness>,
     /// Per block: a reclaim was asked for since its erase.
@@ -324,10 +325,11 @@ impl Background for ReadResistant {
         self.plus().then(|| (self.cfg.background_period_us * 1e3).round() as Time)
     }
 
-    /// While the host is idle (for a whole period at least): each idle plane relocates the
-    /// partner of its last reclaim, or else reclaims a block past the threshold.
+    /// Once the host has been idle for `background_idle_us` (at once when 0): each plane
+    /// that runs no relocation relocates the partner of its last reclaim, or else
+    /// reclaims a block past the threshold.
     fn run(&mut self, ctx: &BackgroundCtx, moves: &mut Vec<Move>) {
-        if ctx.host_idle_ns < (self.cfg.background_period_us * 1e3) as Time {
+        if ctx.host_idle_ns < (self.cfg.background_idle_us * 1e3).round() as Time {
             return;
         }
         let mut taken = vec![false; self.geo.planes as usize];
