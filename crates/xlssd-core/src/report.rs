@@ -155,6 +155,8 @@ pub struct FtlReport {
     pub materialized_pages: u64,
     pub blocked_writes: u64,
     pub rmw: RmwReport,
+    /// Open blocks closed before they were full so that they could be relocated.
+    pub sealed: SealedReport,
     /// Every relocation by reason: cleaning (`gc`), wear levelling, then the scheme's
     /// tasks in the order they first ran.
     pub relocations: Vec<crate::stats::relocation::RelocationReport>,
@@ -175,6 +177,13 @@ pub struct GcReport {
     pub invocations: u64,
     pub pages_moved: u64,
     pub blocks_erased: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SealedReport {
+    pub blocks: u64,
+    /// Their pages left unwritten until their erase.
+    pub unused_pages: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -82,6 +82,27 @@ fn reads_arriving_during_a_reclaim_wait_for_it_unless_they_may_overtake_it() {
 }
 
 #[test]
+fn reads_on_the_reclaiming_die_are_told_apart_from_the_others_during_a_reclaim() {
+    // Every other read is of logical page 0 (die 0); the others go in turn to pages 1, 2,
+    // 3, 5, 6 and 7, one in each plane of the other dies, too few reads each for a
+    // reclaim. Only page 0's block is reclaimed, so only half the reads that arrive during
+    // a reclaim reach its die, and those are the ones that wait.
+    let others = [1, 2, 3, 5, 6, 7];
+    let mut v: Vec<Request> = (0..512).map(|lpn| req(lpn * 2_000_000, lpn, 1, Op::Write, SPP)).collect();
+    v.extend((0..3_000u64).map(|i| {
+        let lpn = if i % 2 == 0 { 0 } else { others[(i / 2 % 6) as usize] };
+        req(2_000_000_000 + i * 200_000, lpn, 1, Op::Read, SPP)
+    }));
+    let r = run(&device("read-reclaim", 500), VecSource::open(v), true);
+    let rr = reclaims(&r);
+    assert!(rr.finished >= 2 && rr.reads_during > 50, "{rr:?}");
+    let share = rr.reads_on_die as f64 / rr.reads_during as f64;
+    assert!((0.4..=0.6).contains(&share), "{} of {} reads on the die", rr.reads_on_die, rr.reads_during);
+    assert!(rr.reads_on_die_us.mean > 1.8 * rr.reads_during_us.mean, "{:?} vs {:?}", rr.reads_on_die_us, rr.reads_during_us);
+    assert_eq!(rr.reads_on_die_us.max, rr.reads_during_us.max);
+}
+
+#[test]
 fn the_reclaim_threshold_is_validated() {
     let mut cfg = device("read-reclaim", 0);
     let err = xlssd_core::Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
@@ -140,6 +161,22 @@ fn redftl_replicates_the_hot_pages_and_reclaims_less_than_the_baseline() {
     // block leaves its two migrated pages behind.
     assert_eq!(b.pages_per_relocation, 64.0);
     assert!(redftl.ftl.relocations[0].started == 0 && base.ftl.relocations[0].started == 0, "no cleaning in this run");
+}
+
+#[test]
+fn an_open_block_read_to_the_threshold_is_sealed_and_reclaimed() {
+    // Reads only, all of the two hot pages and a few cold ones: their replicas go to open
+    // blocks that no write will fill, and once migrated those blocks take all the hot
+    // reads. They are closed early (sealed) and reclaimed like any other, so no block is
+    // read far past the threshold.
+    let mut v = fill();
+    v.extend(skewed_reads(8_000, 1_000_000, 2_000_000_000));
+    let r = run(&red("redftl"), VecSource::open(v), true);
+    let rd = read_disturb(&r);
+    assert!(r.ftl.sealed.blocks >= 1 && r.ftl.sealed.unused_pages > 0, "{:?}", r.ftl.sealed);
+    assert!(r.ftl.sealed.unused_pages < r.ftl.sealed.blocks * 64);
+    assert!(rd.max_block_reads < 950 + 100, "{rd:?}");
+    assert!(reclaims(&r).finished >= 2, "{:?}", reclaims(&r));
 }
 
 #[test]

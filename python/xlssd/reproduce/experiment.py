@@ -212,7 +212,8 @@ class Experiment:
     points: Sequence[Mapping[str, Any]] = ()
     seeds: Sequence[int] | None = None
     #: What --quick changes: any of `workloads`, `grid`, `points`, `seeds`, `set` (merged
-    #: over `set`).
+    #: over `set`) and `schemes` (the same names, other overrides: keys of a technique's
+    #: table, which only the schemes that use it may set).
     quick: Mapping[str, Any] = field(default_factory=dict)
     #: Workloads made at run time (e.g. generated traces): called with the results folder
     #: and the quick flag before the spec is built, it returns the workloads to run, which
@@ -231,7 +232,7 @@ class Experiment:
             grid={k: list(v) for k, v in over.get("grid", self.grid).items()},
             points=[dict(p) for p in over.get("points", self.points)],
             workloads=dict(workloads if workloads is not None else over.get("workloads", self.workloads)),
-            schemes={k: dict(v) for k, v in self.schemes.items()},
+            schemes={k: dict(v) for k, v in over.get("schemes", self.schemes).items()},
             seeds=list(over["seeds"]) if "seeds" in over else (list(self.seeds) if self.seeds else None),
             baseline=self.baseline,
         )
@@ -243,11 +244,13 @@ class Experiment:
         if unknown:
             raise ValueError(f"experiment {self.name}: variant `{v.name}` names unknown schemes {unknown}")
         main = self.spec(quick, workloads)
-        chosen = {k: dict(o) for k, o in self.schemes.items() if v.schemes is None or k in v.schemes}
+        chosen = {k: dict(o) for k, o in main.schemes.items() if v.schemes is None or k in v.schemes}
         return Spec(
             name=f"{main.name}-{v.name}", description=main.description, base=main.base,
             base_label=main.base_label, set=main.set, grid=main.grid, points=[dict(p) for p in v.points],
-            workloads=dict(workloads), schemes=chosen, seeds=main.seeds, baseline=main.baseline,
+            workloads=dict(workloads), schemes=chosen, seeds=main.seeds,
+            # A variant of the technique alone is compared with the baseline's main points.
+            baseline=main.baseline if main.baseline in chosen else None,
         )
 
     def metric(self, name: str) -> Metric:
@@ -290,8 +293,13 @@ def _unit(normalise: str | None) -> str:
 
 
 def _matches(row: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    """Whether `row` was run with the `where` values. A key the row's configuration does
+    not have (a key of a technique's table, in a row of a scheme without that table) does
+    not rule the row out: the baseline a claim on that technique is normalised to has none."""
     for key, want in where.items():
         got = row.get(f"config.{key}", row.get(key))
+        if got is None:
+            continue
         if got != want and str(got) != str(want):
             return False
     return True

@@ -250,7 +250,17 @@ class Spec:
             for v in values:
                 self._resolve({**self.set, key: v}, "grid", key)
         for i, over in enumerate(self.points):
-            self._resolve({**self.set, **over}, "points", f"#{i + 1}")
+            # A point may set keys of a technique's table, which only the schemes that use
+            # the technique accept; each point is resolved with every scheme when expanded.
+            first_error = None
+            for sover in self.schemes.values():
+                try:
+                    self._resolve({**self.set, **sover, **over}, "points", f"#{i + 1}")
+                    break
+                except ConfigError as e:
+                    first_error = first_error or e
+            else:
+                raise first_error
         if self.seeds is not None and (not self.seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in self.seeds)):
             raise self._error(None, None, "seeds must be a non-empty list of non-negative integers")
 

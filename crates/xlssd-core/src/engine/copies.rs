@@ -41,7 +41,7 @@ impl Simulator<'_> {
                 ReadAction::Reclaim(ask) => {
                     let block = self.geo.block_of(ppn);
                     let plane = self.geo.plane_of_block(block);
-                    if !self.gc_jobs[plane as usize].active() && self.blocks.is_closed(block) {
+                    if !self.gc_jobs[plane as usize].active() && self.closed_or_sealed(block) {
                         self.start_relocation(plane, block, Reason::Task(ask.reason));
                         self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
                         self.jobs_ahead_of_reads += ask.ahead_of_reads as u32;

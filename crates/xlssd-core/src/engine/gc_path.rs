@@ -33,6 +33,24 @@ impl Simulator<'_> {
         }
     }
 
+    /// Whether `block` can be relocated now: closed, or open with all its programs done,
+    /// in which case it is sealed (its unwritten pages left unused until its erase). A
+    /// block read or worn to its limit must move whether or not it is full, and an open
+    /// block that only replicas or reclaimed hot data went to may never fill.
+    pub(super) fn closed_or_sealed(&mut self, block: u32) -> bool {
+        if self.blocks.is_closed(block) {
+            return true;
+        }
+        match self.blocks.seal(block) {
+            Some(unused) => {
+                self.counters.sealed_blocks += 1;
+                self.counters.sealed_unused_pages += unused as u64;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Moves every valid page out of `block`, then erases it.
     pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Reason) {
         let stats = match reason {

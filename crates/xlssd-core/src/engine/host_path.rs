@@ -101,6 +101,7 @@ impl Simulator<'_> {
             ready: now,
             next_page: 0,
             during: if r.op == Op::Read { self.relocs.running_mask() } else { 0 },
+            on_die: 0,
         };
         let id = match self.free_reqs.pop() {
             Some(id) => {
@@ -286,8 +287,21 @@ impl Simulator<'_> {
         }
         let ppn = if self.hooks.has(Hook::ReadPath) { self.read_copy_of(lpn, ppn) } else { ppn };
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
+        if self.relocs.running_mask() != 0 {
+            self.reqs[req as usize].on_die |= self.relocations_on_die(plane);
+        }
         let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);
+    }
+
+    /// The reasons of the relocations running on the die of `plane`, as bits.
+    fn relocations_on_die(&self, plane: u32) -> u16 {
+        let per_die = self.geo.planes_per_die;
+        let first = plane - plane % per_die;
+        (first..first + per_die)
+            .map(|p| &self.gc_jobs[p as usize])
+            .filter(|j| j.active())
+            .fold(0, |mask, j| mask | 1 << j.stats)
     }
 
     /// Gives a never-written page a physical home, as if it had been written before the run.
@@ -439,6 +453,9 @@ impl Simulator<'_> {
         self.lat[2].record(latency, r.bytes);
         if r.during != 0 {
             self.relocs.read_during(r.during, latency);
+        }
+        if r.on_die != 0 {
+            self.relocs.read_on_die(r.on_die, latency);
         }
         self.free_reqs.push(req);
         self.outstanding -= 1;

@@ -88,8 +88,10 @@ struct HostReq {
     ready: Time,
     /// Next page to place in the write buffer when the buffer was full.
     next_page: u32,
-    /// A read: the relocation reasons running when it arrived, as bits.
+    /// A read: the relocation reasons running when it arrived, as bits, and those running
+    /// on the dies its pages were sent to when they were.
     during: u16,
+    on_die: u16,
 }
 
 /// The two directions of the host interface.

@@ -168,6 +168,7 @@ impl Simulator<'_> {
                 materialized_pages: c.materialized_pages,
                 blocked_writes: c.blocked_writes,
                 rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
+                sealed: SealedReport { blocks: c.sealed_blocks, unused_pages: c.sealed_unused_pages },
                 relocations: self.relocs.report(),
                 copies: self.copies_report(),
             },

@@ -38,10 +38,10 @@ impl Simulator<'_> {
         self.scheme.run(&ctx, &mut moves);
         for m in moves {
             let idle = !self.gc_jobs[m.plane as usize].active();
-            if idle && self.blocks.is_closed(m.block) && self.geo.plane_of_block(m.block) == m.plane {
+            if idle && self.geo.plane_of_block(m.block) == m.plane && self.closed_or_sealed(m.block) {
                 self.start_relocation(m.plane, m.block, Reason::Task(m.reason));
             } else {
-                self.invariant(format!("background task `{}` asked to relocate block {} of plane {}, which is not closed or whose plane is busy", m.reason, m.block, m.plane));
+                self.invariant(format!("background task `{}` asked to relocate block {} of plane {}, which is neither closed nor sealable, or whose plane is busy", m.reason, m.block, m.plane));
             }
         }
         if !self.host_finished() {

@@ -329,6 +329,35 @@ impl BlockManager {
         self.state[block as usize] == BlockState::Full && self.programmed[block as usize] == self.geo.pages_per_block
     }
 
+    /// Whether an open block could be sealed now: some pages written, and every program
+    /// handed out has finished.
+    pub fn sealable(&self, block: u32) -> bool {
+        let b = block as usize;
+        self.state[b] == BlockState::Active && self.write_ptr[b] > 0 && self.programmed[b] == self.write_ptr[b]
+    }
+
+    /// Closes an open block before it is full, so that it can be relocated (a block that
+    /// must be emptied, read disturbance say, whatever its fill). Its unwritten pages stay
+    /// unused until its erase; returns how many, or `None` if it is not [`Self::sealable`].
+    /// The plane opens another block for the stream at its next page.
+    pub fn seal(&mut self, block: u32) -> Option<u32> {
+        if !self.sealable(block) {
+            return None;
+        }
+        let b = block as usize;
+        let unused = self.geo.pages_per_block - self.write_ptr[b];
+        let plane = self.geo.plane_of_block(block);
+        let slot = (plane * self.streams + self.stream_of[b] as u32) as usize;
+        debug_assert_eq!(self.active[slot], block);
+        self.active[slot] = NO_BLOCK;
+        self.state[b] = BlockState::Full;
+        self.write_ptr[b] = self.geo.pages_per_block;
+        self.programmed[b] = self.geo.pages_per_block;
+        self.close_seq[b] = self.next_close_seq;
+        self.next_close_seq += 1;
+        Some(unused)
+    }
+
     pub fn mark_victim(&mut self, block: u32) {
         debug_assert_eq!(self.state[block as usize], BlockState::Full);
         self.state[block as usize] = BlockState::Victim;
@@ -519,5 +548,25 @@ mod tests {
         assert_eq!(m.stream_of[block as usize], 1);
         let q = m.allocate(0, 1, false, &mut First).unwrap();
         assert_eq!(q, p + 1);
+    }
+
+    #[test]
+    fn an_open_block_is_sealed_only_once_its_programs_are_done() {
+        let mut m = manager();
+        let p = m.allocate(0, 0, false, &mut First).unwrap();
+        let q = m.allocate(0, 0, false, &mut First).unwrap();
+        let block = m.geo.block_of(p);
+        m.program_done(p).unwrap();
+        // One program still in flight.
+        assert!(!m.sealable(block));
+        assert_eq!(m.seal(block), None);
+        m.program_done(q).unwrap();
+        assert_eq!(m.seal(block), Some(6));
+        assert!(m.is_closed(block));
+        assert_eq!(m.active(0, 0), NO_BLOCK);
+        // The next page of the stream is in another block; a closed block is not sealed again.
+        let r = m.allocate(0, 0, false, &mut First).unwrap();
+        assert_ne!(m.geo.block_of(r), block);
+        assert_eq!(m.seal(block), None);
     }
 }

@@ -77,4 +77,7 @@ pub struct Counters {
     pub multiplane_ops: u64,
     pub erase_suspensions: u64,
     pub blocked_writes: u64,
+    /// Open blocks closed early to be relocated, and their pages left unwritten.
+    pub sealed_blocks: u64,
+    pub sealed_unused_pages: u64,
 }

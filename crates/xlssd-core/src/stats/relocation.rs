@@ -26,6 +26,7 @@ struct PerReason {
     busy_ns: u64,
     service: LatencyStats,
     reads_during: LatencyStats,
+    reads_on_die: LatencyStats,
     /// Relocations of this reason running now, over the whole device.
     running: u32,
 }
@@ -63,6 +64,10 @@ pub struct RelocationReport {
     /// the device: how many, and their response times in microseconds.
     pub reads_during: u64,
     pub reads_during_us: LatencySummary,
+    /// Host reads with a page sent to a die while a relocation of this reason ran on it
+    /// (the reads it can hold up), and their response times in microseconds.
+    pub reads_on_die: u64,
+    pub reads_on_die_us: LatencySummary,
 }
 
 impl RelocationStats {
@@ -122,6 +127,17 @@ impl RelocationStats {
         }
     }
 
+    /// A host read with a page sent to a die running relocations of the reasons of `mask`
+    /// took `latency_ns`.
+    pub fn read_on_die(&mut self, mask: u16, latency_ns: u64) {
+        let mut bits = mask;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            self.reasons[i].reads_on_die.record(latency_ns, 0);
+        }
+    }
+
     pub fn report(&self) -> Vec<RelocationReport> {
         self.reasons
             .iter()
@@ -139,6 +155,8 @@ impl RelocationStats {
                 service_us: r.service.summary(),
                 reads_during: r.reads_during.count(),
                 reads_during_us: r.reads_during.summary(),
+                reads_on_die: r.reads_on_die.count(),
+                reads_on_die_us: r.reads_on_die.summary(),
             })
             .collect()
     }
@@ -165,6 +183,11 @@ mod tests {
         let r = s.report();
         assert_eq!((r[0].reads_during, r[2].reads_during, r[1].reads_during), (1, 2, 0));
         assert_eq!(r[2].reads_during_us.mean, 200.0);
+        // Reads on a die running a relocation are counted apart, per reason.
+        s.read_on_die(1 << reclaim, 400_000);
+        let r = s.report();
+        assert_eq!((r[2].reads_on_die, r[0].reads_on_die), (1, 0));
+        assert_eq!(r[2].reads_on_die_us.mean, 400.0);
         assert_eq!((r[0].service_us.max, r[2].service_us.max), (4.0, 10.0));
     }
 

@@ -354,7 +354,7 @@ impl Background for ReadResistant {
                 self.due_list.swap_remove(i);
                 continue;
             }
-            if ctx.busy[p] || taken[p] || !ctx.blocks.is_closed(block) {
+            if ctx.busy[p] || taken[p] || !(ctx.blocks.is_closed(block) || ctx.blocks.sealable(block)) {
                 i += 1;
                 continue;
             }
