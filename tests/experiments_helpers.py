@@ -40,3 +40,16 @@ def parquet_rows(results_dir: Path) -> list[dict]:
 
 def canonical(rows: list[dict]) -> list[str]:
     return [json.dumps(r, sort_keys=True, default=str) for r in rows]
+
+
+def quick_reproduction(tmp_path_factory, name: str):
+    """Runs `xlssd reproduce NAME --quick` into a fresh folder: (folder, completed process)."""
+    from conftest import run_cli
+
+    out = tmp_path_factory.mktemp(name) / "quick"
+    return out, run_cli("reproduce", name, "--quick", "--out", str(out), "--jobs", "2")
+
+
+def comparison_rows(out: Path) -> dict[str, dict]:
+    """A reproduction's comparison, by quantity."""
+    return {c["quantity"]: c for c in json.loads((out / "comparison.json").read_text())}

@@ -4,7 +4,7 @@ import csv
 import json
 
 import pytest
-from experiments_helpers import parquet_rows
+from experiments_helpers import comparison_rows, parquet_rows, quick_reproduction
 
 from xlssd.reproduce import REGISTRY, tecs15_ecc
 
@@ -14,14 +14,10 @@ FIGURES = {"table1-program-time", "table2-rber", "fig10a-write-throughput", "fig
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    from conftest import run_cli
-
-    out = tmp_path_factory.mktemp("tecs15") / "quick"
-    return out, run_cli("reproduce", "tecs15-ecc", "--quick", "--out", str(out), "--jobs", "2")
+    return quick_reproduction(tmp_path_factory, "tecs15-ecc")
 
 
-def _comparison(out) -> dict[str, dict]:
-    return {c["quantity"]: c for c in json.loads((out / "comparison.json").read_text())}
+_comparison = comparison_rows
 
 
 def _expected_kind(ref: str, quantity: str) -> str:

@@ -140,7 +140,8 @@ class Claim:
         if self.bound == "above":
             return "-"
         if self.bound == "factor":
-            return f"x{ours / self.paper:.2f}"
+            ratio = ours / self.paper
+            return f"x{ratio:.2f}" if ratio > 0 else "opposite sign"
         if self.normalise == "change":
             return f"{ours - self.paper:+.1f} pp"
         if self.normalise == "ratio" or self.paper == 0:

@@ -14,7 +14,9 @@ and the reproduction shows the results that depend on them across a range.
 - Requests of one 8 KiB page: most requests of the web-search excerpt are one page (60%).
 - Reads pick a page by a Zipf law of exponent `SKEW` over the working set, the ranks
   scattered over it at random, so that a block holds a few read-hot pages among many cold
-  ones, the skew redFTL is built for (Sec. 3.2.2); writes pick a page uniformly (the seed
+  ones, the skew redFTL is built for (Sec. 3.2.2); in mds, whose pages the seed says were
+  read evenly, the ranks are in logical order, so hot pages share blocks. Writes pick a
+  page uniformly (the seed
   says nothing of them beyond their share; a hot page that was also rewritten often would
   leave its block before the block could be disturbed).
 - Length: the repeat count of Ch. 3 (Table 3) or the read amplification factor of Ch. 4
@@ -65,16 +67,17 @@ class Trace:
     repeat: int | None
     #: Read amplification factor in Ch. 4 (Table 6); None: not used there.
     raf: int | None
-    #: Zipf exponent of its reads, when the seed says something that sets it apart.
-    skew: float | None = None
+    #: Read-hot pages side by side in the logical space (so a block's pages are read
+    #: alike) instead of scattered, where the seed says so.
+    clustered: bool = False
     seed: int = 0
 
 
 TRACES = (
     Trace("ads", read=0.96, repeat=150, raf=50, seed=301),
-    # Sec. 3.6: "many pages were evenly read at a similar pace" in mds, so its reads are
-    # assumed less skewed than the others'.
-    Trace("mds", read=0.98, repeat=200, raf=None, skew=0.6, seed=302),
+    # Sec. 3.6: in mds "many pages were evenly read at a similar pace", so that the
+    # separator took many of a block's pages as read-hot: its hot pages are side by side.
+    Trace("mds", read=0.98, repeat=200, raf=None, clustered=True, seed=302),
     Trace("tpc-h", read=0.92, repeat=50, raf=200, seed=303),
     Trace("websearch", read=1.00, repeat=100, raf=100, seed=304),
     Trace("multi", read=0.98, repeat=None, raf=50, seed=305),
@@ -103,14 +106,14 @@ def write_stand_in(trace: Trace, path: Path, requests: int, working_pages: int, 
     arriving at `rate` per second (MQSim format). Deterministic: the same arguments give
     the same file."""
     rng = np.random.Generator(np.random.PCG64(trace.seed))
-    theta = skew if skew is not None else (trace.skew if trace.skew is not None else SKEW)
+    theta = skew if skew is not None else SKEW
     is_read = rng.random(requests) < trace.read
     # Zipf ranks by inverse transform over the bounded law, then scattered.
     weights = np.arange(1, working_pages + 1, dtype=np.float64) ** -theta
     cdf = np.cumsum(weights)
     cdf /= cdf[-1]
     rank = np.minimum(np.searchsorted(cdf, rng.random(requests), side="right"), working_pages - 1)
-    scatter = rng.permutation(working_pages)
+    scatter = np.arange(working_pages) if trace.clustered else rng.permutation(working_pages)
     page = np.where(is_read, scatter[rank], rng.integers(0, working_pages, requests))
     gaps = rng.exponential(1e9 / rate, requests)
     times = np.cumsum(np.rint(gaps).astype(np.int64))
