@@ -75,6 +75,10 @@ def test_a_trace_replayed_by_threads_keeps_each_threads_order(tmp_path):
     assert ((out[:, 2] // 16) % 2 == out[:, 4]).all()
     # Four threads at the trace's mean gap: four times its rate.
     assert (out[-1, 0] - out[0, 0]) / 1e6 == pytest.approx(49 * 1000 / 1e6, rel=0.5)
+    # Passes: each thread goes through the trace again, at the same rate.
+    twice = _trace(wl.replay_by_threads(src, tmp_path / "p.trace", threads=4, seed=1, passes=2))
+    assert twice.shape == (400, 5) and (np.unique(twice[:, 2], return_counts=True)[1] == 8).all()
+    assert (twice[-1, 0] / out[-1, 0]) == pytest.approx(2.0, rel=0.3)
     one = tmp_path / "one.trace"
     one.write_text("0 0 0 16 1\n")
     with pytest.raises(ValueError, match="fewer than two requests"):
@@ -215,3 +219,28 @@ def test_quick_run_directions(quick):
     assert len(base) == 4 and len(reclaimed) >= 3
     assert all(r["ftl.relocations.read_reclaim.pages_per_relocation"] > 150 for r in reclaimed)
     assert all(not math.isnan(r["ftl.relocations.read_reclaim.busy_ms"]) for r in reclaimed)
+
+
+def test_a_cdf_of_any_latency_summary_with_plain_log_ticks():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from xlssd.results import plots
+
+    cdf = [[100.0, 0.05], [1_000.0, 0.5], [10_000.0, 0.9], [200_000.0, 0.99], [300_000.0, 1.0]]
+    rows = [{"scheme": s, "ftl.relocations.read_reclaim.reads_on_die": n,
+             "ftl.relocations.read_reclaim.reads_on_die_us.cdf": json.dumps(cdf),
+             **{f"ftl.relocations.read_reclaim.reads_on_die_us.{p}": 1.0 for p, _ in plots.PERCENTILES}}
+            for s, n in (("a", 10), ("b", 0))]
+    fig = plots.latency_cdf(rows, histogram="ftl.relocations.read_reclaim.reads_on_die_us",
+                            count="ftl.relocations.read_reclaim.reads_on_die", what="reads during reclaims")
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    # Only the series with values is drawn; the log axis says 1000, not mathtext.
+    assert [ln.get_label() for ln in ax.get_lines()] == ["a"]
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert "1000" in labels and not any("$" in t for t in labels)
+    assert ax.get_xlabel() == "reads during reclaims (us)"
+    # A summary no point has values of says so.
+    empty = [{"scheme": "b", "x.n": 0, **{f"x.h.{p}": 0.0 for p, _ in plots.PERCENTILES}}]
+    with pytest.raises(plots.ResultsError, match="no point has any value of x.h"):
+        plots.latency_cdf(empty, histogram="x.h", count="x.n")

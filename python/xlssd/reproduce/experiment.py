@@ -178,6 +178,8 @@ class Plot:
     histogram: str | None = None
     count: str | None = None
     what: str | None = None
+    #: Only these workloads (None: all, or `workload`).
+    workloads: Sequence[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -427,6 +429,7 @@ def draw(exp: Experiment, fig: Plot, rows: list[dict[str, Any]]):
     if fig.kind == "values":
         return plots.grouped_values(fig.compute(), title, ylabel=fig.ylabel, legend="scheme")
     chosen = [r for r in rows if (fig.workload is None or r["workload_name"] == fig.workload)
+              and (fig.workloads is None or r["workload_name"] in fig.workloads)
               and (fig.scheme is None or r["scheme"] == fig.scheme) and _matches(r, fig.where)]
     if not chosen:
         return None

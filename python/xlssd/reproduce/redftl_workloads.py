@@ -75,7 +75,7 @@ class Trace:
 
 TRACES = (
     Trace("ads", read=0.96, repeat=150, raf=50, seed=301),
-    # Sec. 3.6: in mds "many pages were evenly read at a similar pace", so that the
+    # Sec. 3.5: in mds "many pages were evenly read at a similar pace", so that the
     # separator took many of a block's pages as read-hot: its hot pages are side by side.
     Trace("mds", read=0.98, repeat=200, raf=None, clustered=True, seed=302),
     Trace("tpc-h", read=0.92, repeat=50, raf=200, seed=303),
@@ -121,14 +121,16 @@ def write_stand_in(trace: Trace, path: Path, requests: int, working_pages: int, 
     return _write(path, times, page * SPP, np.full(requests, SPP, dtype=np.int64), is_read)
 
 
-def replay_by_threads(src: Path, path: Path, threads: int, seed: int = 300) -> Path:
+def replay_by_threads(src: Path, path: Path, threads: int, seed: int = 300, passes: int = 1) -> Path:
     """`src` (an MQSim trace) replayed by `threads` threads at once, each issuing its
-    requests in order with its own exponential gaps of the trace's mean gap."""
+    requests in order `passes` times over with its own exponential gaps of the trace's
+    mean gap."""
     raw = np.loadtxt(src, dtype=np.int64, ndmin=2, usecols=(0, 2, 3, 4))
     if raw.shape[0] < 2:
         raise ValueError(f"{src}: fewer than two requests to replay")
+    mean_gap = (raw[-1, 0] - raw[0, 0]) / (raw.shape[0] - 1)
+    raw = np.tile(raw, (passes, 1))
     n = raw.shape[0]
-    mean_gap = (raw[-1, 0] - raw[0, 0]) / (n - 1)
     rng = np.random.Generator(np.random.PCG64(seed))
     times = np.cumsum(np.rint(rng.exponential(mean_gap, (threads, n))).astype(np.int64), axis=1).ravel()
     order = np.argsort(times, kind="stable")

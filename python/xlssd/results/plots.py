@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import matplotlib
+import matplotlib.ticker
 from matplotlib.figure import Figure
 
 from xlssd.atomic import write_bytes
@@ -35,6 +36,13 @@ def _plain_text(draw: Callable[..., Any]) -> Callable[..., Any]:
             return draw(*args, **kwargs)
 
     return plain
+
+
+def _plain_log_ticks(axis) -> None:
+    """Plain numbers (1000, 1e+06) on a log axis: its default labels are mathtext, which
+    `_plain_text` turns off, and would show as `$\\mathdefault{10^{3}}$`."""
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def fmt(v: Any) -> str:
@@ -159,6 +167,7 @@ def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("sch
     ax.set_yscale("logit")
     ax.set_yticks([0.1, 0.5, 0.9, 0.99, 0.999, 0.9999], ["10%", "50%", "90%", "99%", "99.9%", "99.99%"])
     ax.set_xscale("log")
+    _plain_log_ticks(ax.xaxis)
     ax.set_xlabel(f"{what} (us)")
     ax.set_ylabel("fraction at or below")
     ax.set_title(title or f"{what} CDF")
@@ -199,6 +208,9 @@ def versus(rows: Sequence[Row], x: str, metric: str, by: Sequence[str] = ("schem
     ys = list(means.values())
     ax.set_xscale("log" if (logx if logx is not None else _wide(xs)) else "linear")
     ax.set_yscale("log" if (logy if logy is not None else _wide(ys)) else "linear")
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            _plain_log_ticks(axis)
     ax.set_xlabel(_name(x))
     ax.set_ylabel(ylabel or metric)
     ax.set_title(title or f"{metric} against {_name(x)}")
