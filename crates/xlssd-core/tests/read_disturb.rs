@@ -251,6 +251,43 @@ fn rrb_moves_a_reclaimed_block_to_ever_more_read_resistant_modes() {
     assert!(per(&r) > 1.05 * per(&b), "{} vs {}", per(&r), per(&b));
 }
 
+#[test]
+fn rrb_writes_a_cleaned_read_resistant_block_back_as_a_normal_one() {
+    // Logical page 0 is reclaimed after 2,000 reads into a mode-1 block. Then the other
+    // logical pages of its plane are overwritten until cleaning has emptied that block:
+    // page 0 goes back to a normal block (Sec. 4.3.2: a read-resistant GC victim is copied
+    // back in mode 0), so its next reclaim is again a first one, into mode 1. Without the
+    // overwrites every later reclaim is of a read-resistant block, into mode 2.
+    // Sixteen blocks per plane and first-in-first-out cleaning, so that the mode-1 block,
+    // filled before any of the overwrites, is the first victim of its plane.
+    let mut cfg = device("rrb", 500);
+    cfg.geometry.cell = xlssd_core::config::CellType::Tlc;
+    cfg.geometry.blocks_per_plane = 16;
+    cfg.ftl.overprovisioning = 0.5;
+    cfg.gc.policy = xlssd_core::config::GcPolicy::Fifo;
+    let workload = |overwrite: bool| {
+        let mut v = fill_then_read(2_500, 1_000_000);
+        let mut t = 2_000_000_000 + 2_500 * 1_000_000;
+        if overwrite {
+            for round in 0..24u64 {
+                for lpn in (8..512).step_by(8) {
+                    v.push(req(t + round, lpn, 1, Op::Write, SPP));
+                    t += 2_000_000;
+                }
+            }
+        }
+        v.extend((0..6_000u64).map(|i| req(t + 100_000_000 + i * 1_000_000, 0, 1, Op::Read, SPP)));
+        v
+    };
+    let cleaned = run(&cfg, VecSource::open(workload(true)), true);
+    let kept = run(&cfg, VecSource::open(workload(false)), true);
+    assert!(cleaned.ftl.relocations[0].finished > 0, "cleaning ran");
+    let (c, k) = (read_disturb(&cleaned), read_disturb(&kept));
+    assert_eq!(k.blocks_opened_per_mode[1], 1, "{k:?}");
+    assert!(k.blocks_opened_per_mode[2] >= 1, "{k:?}");
+    assert!(c.blocks_opened_per_mode[1] >= 2, "{c:?}");
+}
+
 fn tlc(scheme: &str, threshold: u32, max_read_count: u32) -> Config {
     let mut cfg = device(scheme, threshold);
     cfg.geometry.cell = xlssd_core::config::CellType::Tlc;
