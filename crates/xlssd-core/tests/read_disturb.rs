@@ -164,6 +164,20 @@ fn redftl_replicates_the_hot_pages_and_reclaims_less_than_the_baseline() {
 }
 
 #[test]
+fn a_block_read_evenly_has_every_other_page_replicated() {
+    // All 64 pages of plane 0's block read in turn: no page reads faster than the block's
+    // average page, so at 70% of the maximum read count the separator takes every other
+    // valid page (Sec. 3.4.2: "a random half" when reads are even; a fixed half here).
+    let mut v = fill();
+    v.extend((0..750u64).map(|i| req(2_000_000_000 + i * 1_000_000, 8 * (i % 64), 1, Op::Read, SPP)));
+    let r = run(&red("redftl"), VecSource::open(v), true);
+    let rd = read_disturb(&r);
+    assert_eq!(rd.replicas.asked, 32, "{rd:?}");
+    assert_eq!(rd.replicas.made, 32, "{rd:?}");
+    assert_eq!(rd.replicas.migrated, 0, "{rd:?}");
+}
+
+#[test]
 fn an_open_block_read_to_the_threshold_is_sealed_and_reclaimed() {
     // Reads only, all of the two hot pages and a few cold ones: their replicas go to open
     // blocks that no write will fill, and once migrated those blocks take all the hot
