@@ -170,11 +170,18 @@ fn a_block_read_evenly_has_every_other_page_replicated() {
     // valid page (Sec. 3.4.2: "a random half" when reads are even; a fixed half here).
     let mut v = fill();
     v.extend((0..750u64).map(|i| req(2_000_000_000 + i * 1_000_000, 8 * (i % 64), 1, Op::Read, SPP)));
-    let r = run(&red("redftl"), VecSource::open(v), true);
+    let r = run(&red("redftl"), VecSource::open(v.clone()), true);
     let rd = read_disturb(&r);
     assert_eq!(rd.replicas.asked, 32, "{rd:?}");
     assert_eq!(rd.replicas.made, 32, "{rd:?}");
     assert_eq!(rd.replicas.migrated, 0, "{rd:?}");
+    assert_eq!(rd.replicas.capped, 0, "{rd:?}");
+    // Replica space is bounded device-wide: 0.01% of the 131,072 pages is 13 replicas.
+    let mut cfg = red("redftl");
+    cfg.scheme.tables.get_mut("redftl").unwrap()["max_replica_share"] = 0.0001.into();
+    let capped = read_disturb(&run(&cfg, VecSource::open(v), true));
+    assert_eq!((capped.replicas.made, capped.replicas.capped), (13, 1), "{capped:?}");
+    assert_eq!(capped.replicas.alive, 13);
 }
 
 #[test]

@@ -31,6 +31,10 @@ pub struct RedConfig {
     pub hot_alpha: f64,
     /// Replicas a block may hold (Sec. 3.5, Fig. 11: 15; Fig. 12 varies it).
     pub max_replicas_per_block: u32,
+    /// Replicas alive at once, as a share of the device's physical pages (an assumption:
+    /// the seed bounds replicas only per block). Replicas take pages the host's data and
+    /// cleaning would otherwise have, so their space is bounded device-wide too.
+    pub max_replica_share: f64,
     /// Program time of a block in each read mode relative to a normal block (Table 4:
     /// +0%, +8%, +19%). The read modes' tolerance is `physics.read_disturbance.alpha`.
     pub mode_program_time: [f64; 3],
@@ -56,6 +60,7 @@ impl Default for RedConfig {
             migration: 0.9,
             hot_alpha: 2.0,
             max_replicas_per_block: 15,
+            max_replica_share: 0.01,
             mode_program_time: [1.0, 1.08, 1.19],
             background_period_us: 10_000.0,
             background_idle_us: 0.0,
@@ -83,6 +88,7 @@ impl RedConfig {
             ));
         }
         positive_f64(&k("hot_alpha"), self.hot_alpha)?;
+        fraction(&k("max_replica_share"), self.max_replica_share, false, false)?;
         if !(1.0..=1e9).contains(&self.background_period_us) {
             return Err(bad(&k("background_period_us"), show_f64(self.background_period_us), "1 us to 1e9 us"));
         }

@@ -51,6 +51,7 @@ pub const REDFTL: SchemeInfo = SchemeInfo {
         "migration",
         "hot_alpha",
         "max_replicas_per_block",
+        "max_replica_share",
     ],
     streams: 1,
     build: |ctx| {

@@ -49,6 +49,8 @@ pub struct RedFtl {
     cfg: RedConfig,
     creation_reads: u32,
     migration_reads: u32,
+    /// Replicas alive or being made at once, at most.
+    max_replicas: usize,
     counters: ReadCounters,
     /// Host reads so far: the logical read clock.
     clock: u64,
@@ -80,6 +82,7 @@ impl RedFtl {
             geo: geo.clone(),
             creation_reads: of_max(cfg.replica_creation),
             migration_reads: of_max(cfg.migration),
+            max_replicas: (cfg.max_replica_share * geo.pages as f64).floor() as usize,
             cfg: cfg.clone(),
             counters: ReadCounters::new(blocks),
             clock: 0,
@@ -151,6 +154,10 @@ impl RedFtl {
             // Even reads: every other valid page, a fixed half (the seed takes a random one).
             if !(hot || (!any_hot && i % 2 == 0)) {
                 continue;
+            }
+            if self.replica.len() + self.pending.len() >= self.max_replicas {
+                self.stats.capped += 1;
+                break;
             }
             let Some(plane) = self.pool_plane(ctx, avoid) else {
                 self.stats.pool_empty += 1;

@@ -38,8 +38,9 @@ pub struct Replicas {
     pub died: u64,
     pub alive: u64,
     /// Read-hot pages left without a replica because every block of the pool was at its
-    /// limit.
+    /// limit, or because the replicas alive (and being made) reached the device-wide cap.
     pub pool_empty: u64,
+    pub capped: u64,
 }
 
 pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
