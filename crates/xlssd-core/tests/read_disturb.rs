@@ -176,6 +176,11 @@ fn a_block_read_evenly_has_every_other_page_replicated() {
     assert_eq!(rd.replicas.made, 32, "{rd:?}");
     assert_eq!(rd.replicas.migrated, 0, "{rd:?}");
     assert_eq!(rd.replicas.capped, 0, "{rd:?}");
+    // The 32 copies one sense asked for are one batch, timed to its last program: at least
+    // five 500 us programs in turn on some plane of the seven other planes.
+    let c = &r.ftl.copies;
+    assert_eq!(c.batches, 1, "{c:?}");
+    assert!(c.batch_service_us.max > 5.0 * 500.0 && c.batch_service_us.max < 100_000.0, "{c:?}");
     // Replica space is bounded device-wide: 0.01% of the 131,072 pages is 13 replicas.
     let mut cfg = red("redftl");
     cfg.scheme.tables.get_mut("redftl").unwrap()["max_replica_share"] = 0.0001.into();

@@ -51,7 +51,7 @@ class Metric:
 #: simulated rows on their own.
 KINDS = ("simulated", "computed", "input")
 #: How a claim's number is held to the paper's (see `Claim`).
-BOUNDS = ("approx", "above", "factor")
+BOUNDS = ("approx", "above", "below", "factor")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,8 @@ class Claim:
     from the baseline), the baseline being the claim's or else the experiment's. Numbers the
     paper derives analytically give `compute` instead, and numbers measured on simulations
     of the claim's own, outside the experiment's points, give `simulate`. `bound = "above"`
-    is for a paper cell such as ">93": ours must exceed it; `bound = "factor"` holds when ours
+    is for a paper cell such as ">93": ours must exceed it (`"below"`: stay under it);
+    `bound = "factor"` holds when ours
     has the paper's sign and is within a factor `factor` of it either way (for a change in
     percent, of the change). `kind` (KINDS) is "computed"
     exactly when `compute` is given and defaults to "simulated" otherwise; a measured claim
@@ -123,21 +124,23 @@ class Claim:
         return "computed" if self.compute is not None else "simulated"
 
     def paper_text(self) -> str:
-        if self.bound == "above":
-            return f">{_num(self.paper)}"
+        if self.bound in ("above", "below"):
+            return f"{'>' if self.bound == 'above' else '<'}{_num(self.paper)}"
         text = _num(self.paper) + _unit(self.normalise)
         return f"{text} (x{_num(self.factor)})" if self.bound == "factor" else text
 
     def within(self, ours: float) -> bool:
         if self.bound == "above":
             return ours > self.paper
+        if self.bound == "below":
+            return ours < self.paper
         if self.bound == "factor":
             ratio = ours / self.paper
             return 1.0 / self.factor <= ratio <= self.factor
         return abs(ours - self.paper) <= max(self.abs_tol, self.rel_tol * abs(self.paper))
 
     def difference_text(self, ours: float) -> str:
-        if self.bound == "above":
+        if self.bound in ("above", "below"):
             return "-"
         if self.bound == "factor":
             ratio = ours / self.paper

@@ -4,13 +4,17 @@
 
 use serde::Serialize;
 
+use rustc_hash::FxHashMap;
+
 use super::Simulator;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
+use crate::sim::Time;
+use crate::stats::{LatencyStats, LatencySummary};
 use crate::techniques::{Observer, ReadAction, ReadPath, Reason, SenseCtx, Target, WriteKind};
 
 /// What happened to extra copies over a run.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CopiesReport {
     /// Copies asked for, made, and abandoned (the page changed before its read finished,
     /// or the plane had no free page).
@@ -26,6 +30,77 @@ pub struct CopiesReport {
     /// Copies alive at the end, and the most alive at once (each one flash page).
     pub alive: u64,
     pub peak: u64,
+    /// Sets of copies asked for by one sense (a scheme's replication of one block's pages),
+    /// and their service times, from the ask to the end of the last copy's program or its
+    /// abandonment, in microseconds.
+    pub batches: u64,
+    pub batch_service_us: LatencySummary,
+}
+
+/// The counters of [`CopiesReport`] kept during a run.
+#[derive(Debug, Clone, Default)]
+pub(super) struct CopyCounts {
+    asked: u64,
+    made: u64,
+    abandoned: u64,
+    dropped_on_write: u64,
+    dropped_on_cleaning: u64,
+    promoted: u64,
+}
+
+/// The copies one sense asked for, in flight: each is timed from the ask to its last
+/// copy's program or abandonment (seed 003's Fig. 13 takes a block's replica creation as
+/// one procedure).
+#[derive(Default)]
+pub(super) struct CopyBatches {
+    /// Per batch: when it was asked for, and copies still in flight.
+    open: Vec<(Time, u32)>,
+    free: Vec<u32>,
+    of_lpn: FxHashMap<u32, u32>,
+    service: LatencyStats,
+}
+
+impl CopyBatches {
+    fn begin(&mut self, now: Time) -> u32 {
+        match self.free.pop() {
+            Some(b) => {
+                self.open[b as usize] = (now, 0);
+                b
+            }
+            None => {
+                self.open.push((now, 0));
+                self.open.len() as u32 - 1
+            }
+        }
+    }
+
+    /// `lpn`'s copy, started, belongs to `batch` (unless a copy of it is in flight already,
+    /// which then stands for both).
+    fn join(&mut self, batch: u32, lpn: u32) {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.of_lpn.entry(lpn) {
+            e.insert(batch);
+            self.open[batch as usize].1 += 1;
+        }
+    }
+
+    /// After the sense's actions: a batch none of whose copies started is forgotten.
+    fn close_if_empty(&mut self, batch: u32) {
+        if self.open[batch as usize].1 == 0 {
+            self.free.push(batch);
+        }
+    }
+
+    /// `lpn`'s copy was programmed or abandoned.
+    pub(super) fn done(&mut self, lpn: u32, now: Time) {
+        let Some(batch) = self.of_lpn.remove(&lpn) else { return };
+        let (start, left) = &mut self.open[batch as usize];
+        debug_assert!(*left > 0, "copy batch {batch} finished more copies than it started");
+        *left -= 1;
+        if *left == 0 {
+            self.service.record(now.saturating_sub(*start), 0);
+            self.free.push(batch);
+        }
+    }
 }
 
 impl Simulator<'_> {
@@ -36,6 +111,7 @@ impl Simulator<'_> {
         let now = self.now();
         let ctx = SenseCtx { geo: &self.geo, blocks: &self.blocks, map: &self.map, copies: &self.copies, now };
         self.scheme.sensed(&ctx, ppn, super::flash_path::read_kind(kind), &mut actions);
+        let mut batch = None;
         for &a in &actions {
             match a {
                 ReadAction::Reclaim(ask) => {
@@ -47,38 +123,52 @@ impl Simulator<'_> {
                         self.jobs_ahead_of_reads += ask.ahead_of_reads as u32;
                     }
                 }
-                ReadAction::Copy { lpn, plane } => self.start_copy(lpn, plane),
+                ReadAction::Copy { lpn, plane } => {
+                    let b = *batch.get_or_insert_with(|| self.copy_batches.begin(now));
+                    if self.start_copy(lpn, plane) {
+                        self.copy_batches.join(b, lpn);
+                    }
+                }
                 ReadAction::Promote { lpn, copy } => self.promote_copy(lpn, copy),
             }
+        }
+        if let Some(b) = batch {
+            self.copy_batches.close_if_empty(b);
         }
         self.scratch_actions = actions;
     }
 
     fn abandon_copy(&mut self, lpn: u32) {
         self.copy_counts.abandoned += 1;
+        let now = self.now();
+        self.copy_batches.done(lpn, now);
         if self.observed {
             self.scheme.copy_abandoned(lpn);
         }
     }
 
-    /// Reads `lpn`'s mapped page to copy it into `plane`.
-    fn start_copy(&mut self, lpn: u32, plane: u32) {
+    /// Reads `lpn`'s mapped page to copy it into `plane`; whether the copy is under way.
+    fn start_copy(&mut self, lpn: u32, plane: u32) -> bool {
         self.copy_counts.asked += 1;
         if self.unit_pages != 1 {
             self.invariant(format!("a copy of logical page {lpn} was asked for, but copies need mapping units of one page"));
-            return;
+            return false;
         }
         if plane >= self.geo.planes || lpn as u64 >= self.logical_pages {
             self.invariant(format!("a copy of logical page {lpn} was asked for in plane {plane}, which does not exist"));
-            return;
+            return false;
         }
         match self.map.get(lpn) {
             Some(from) if self.blocks.is_programmed(from) => {
                 let src = self.geo.plane_of_block(self.geo.block_of(from));
                 self.enqueue(Txn { kind: TxnKind::CopyRead, ppn: from, lpn, owner: plane, plane: src, step: 0 });
+                true
             }
             // Unwritten, or still on its way to flash: nothing to copy yet.
-            _ => self.abandon_copy(lpn),
+            _ => {
+                self.abandon_copy(lpn);
+                false
+            }
         }
     }
 
@@ -177,6 +267,18 @@ impl Simulator<'_> {
     }
 
     pub(super) fn copies_report(&self) -> CopiesReport {
-        CopiesReport { alive: self.copies.len(), peak: self.copies.peak(), ..self.copy_counts.clone() }
+        let c = &self.copy_counts;
+        CopiesReport {
+            asked: c.asked,
+            made: c.made,
+            abandoned: c.abandoned,
+            dropped_on_write: c.dropped_on_write,
+            dropped_on_cleaning: c.dropped_on_cleaning,
+            promoted: c.promoted,
+            alive: self.copies.len(),
+            peak: self.copies.peak(),
+            batches: self.copy_batches.service.count(),
+            batch_service_us: self.copy_batches.service.summary(),
+        }
     }
 }

@@ -643,7 +643,11 @@ impl Simulator<'_> {
             }
             TxnKind::GcRead => self.gc_read_done(t),
             TxnKind::CopyRead => self.copy_read_done(t),
-            TxnKind::CopyWrite => self.program_finished(t.ppn),
+            TxnKind::CopyWrite => {
+                self.program_finished(t.ppn);
+                let now = self.now();
+                self.copy_batches.done(t.lpn, now);
+            }
             TxnKind::RmwRead => self.merge_read_done(t.owner),
             TxnKind::Erase => self.erase_done(t.ppn),
         }

@@ -275,7 +275,8 @@ pub struct Simulator<'s> {
     relocs: RelocationStats,
     /// Extra copies of logical pages a read path scheme asked for, and what became of them.
     copies: crate::ftl::copies::ExtraCopies,
-    copy_counts: copies::CopiesReport,
+    copy_counts: copies::CopyCounts,
+    copy_batches: copies::CopyBatches,
     scratch_actions: Vec<crate::techniques::ReadAction>,
     /// Relocations running ahead of host reads (so the die scheduler looks for them only
     /// when there are some).
@@ -438,6 +439,7 @@ impl<'s> Simulator<'s> {
             relocs: RelocationStats::default(),
             copies: Default::default(),
             copy_counts: Default::default(),
+            copy_batches: Default::default(),
             scratch_actions: Vec::new(),
             jobs_ahead_of_reads: 0,
             check: false,

@@ -103,8 +103,12 @@ impl Default for SchemeConfig {
     }
 }
 
+/// An error about the `[scheme]` section. Its messages quote the scheme name as given, which
+/// may be anything: what they quote is cut short and escaped as a config document's errors are.
 fn err(key: impl Into<String>, message: impl Into<String>) -> Error {
-    Error::Config { key: key.into(), message: message.into() }
+    use crate::config::{MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS};
+    let message = crate::error::printable(&message.into(), usize::MAX);
+    Error::Config { key: key.into(), message: crate::error::shorten_quoted(&message, MAX_QUOTED_CHARS, MAX_MESSAGE_CHARS) }
 }
 
 impl SchemeConfig {
@@ -302,6 +306,17 @@ mod tests {
         assert!(m.contains("`scheme.approxftl`") && m.contains("`baseline`"), "{m}");
         let m = message("[scheme]\nname = \"baseline\"\nnme = 3\n");
         assert!(m.contains("scheme.nme") && m.contains("unknown key"), "{m}");
+    }
+
+    #[test]
+    fn a_huge_or_unprintable_scheme_name_is_quoted_short_and_escaped() {
+        // Found by fuzzing the config loader: an unknown name of 1,000 characters was
+        // quoted twice in full. The TOML escape \u001b puts an ESC in the name.
+        let toml = format!("[scheme]\nname = \"\\u001bappr{}\"\n", "9".repeat(1000));
+        let m = message(&toml);
+        assert!(m.chars().count() < 400, "{} characters: {m}", m.chars().count());
+        assert!(m.contains(r"unknown scheme `\x1bappr999") && m.contains("...`") && m.contains("approxftl, read-reclaim"), "{m}");
+        assert!(!m.contains('\u{1b}'), "{m}");
     }
 
     #[test]
