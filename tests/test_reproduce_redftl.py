@@ -211,7 +211,7 @@ def test_quick_run_directions(quick):
     assert 300 < c["longest reclaim of the baseline, ms, ads and websearch"]["ours"] < 450
     assert c["mean read response during reclaims, redFTL+ / baseline"]["ours"] < 0.1
     # A replica creation copies a few pages to other planes: milliseconds, not a block's move.
-    assert 1.0 < c["median replica creation of redFTL, ms, ads and websearch"]["ours"] < 50
+    assert 1.0 < c["median replica creation of redFTL, ms, ads and websearch"]["ours"] < 200
     assert c["share of reads from LSB pages, redFTL+ vs RRB"]["ours"] > 0
     assert c["a reclaim of a full block (192 x (100 + 1,600) us + 5 ms), ms"]["ours"] == pytest.approx(331.4)
     rows = parquet_rows(out)
