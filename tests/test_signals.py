@@ -10,6 +10,7 @@ callback raised, as itself."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import subprocess
@@ -265,10 +266,15 @@ def test_ctrl_c_stops_an_api_run_without_a_progress_callback():
         pytest.skip("signals reach the main thread only")
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
+    # Once, on a machine loaded with two fuzzers and a rebuild, this run went on after the
+    # signal; should it happen again, the stacks of every thread are printed and the suite
+    # ends at once instead of hanging for hours (the run would take them).
+    faulthandler.dump_traceback_later(120, exit=True)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             xlssd.simulate("tiny", "rw=randwrite,n=1000000000,iodepth=16")
     finally:
         timer.cancel()
+        faulthandler.cancel_dump_traceback_later()
     assert time.monotonic() - started < 0.5 + STOP_WITHIN_S
