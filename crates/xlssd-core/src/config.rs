@@ -91,6 +91,9 @@ pub struct Capacity {
     pub entries_per_translation_page: u64,
     /// Background GC starts in a plane with fewer free blocks than this.
     pub gc_threshold_blocks: u32,
+    /// Once started, it goes on while the plane has fewer free blocks than this (at least
+    /// `gc_threshold_blocks`).
+    pub gc_stop_blocks: u32,
     /// Below this many free blocks a plane's GC runs in the foreground.
     pub gc_hard_blocks: u32,
     /// Blocks per plane that can never hold the logical space: the foreground-GC reserve
@@ -122,6 +125,7 @@ impl Config {
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
         let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
         let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1);
+        let gc_stop_blocks = ((self.gc.stop_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_threshold_blocks);
         let open_streams = self.host_streams()
             + 1
             + (self.host.unmapped_reads == UnmappedReads::Materialize) as u32
@@ -135,6 +139,7 @@ impl Config {
             translation_pages,
             entries_per_translation_page: entries,
             gc_threshold_blocks,
+            gc_stop_blocks,
             gc_hard_blocks,
             reserved_blocks_per_plane,
             usable_pages: physical_pages.saturating_sub(reserve),
@@ -259,6 +264,15 @@ impl Config {
                 message: format!(
                     "keeps {} of {bpp} blocks per plane free, leaving none for data; expected a smaller fraction",
                     c.gc_threshold_blocks
+                ),
+            });
+        }
+        if c.gc_stop_blocks + 2 >= bpp {
+            return Err(Error::Config {
+                key: "gc.stop_threshold".into(),
+                message: format!(
+                    "cleans until {} of {bpp} blocks per plane are free, leaving none for data; expected a smaller fraction",
+                    c.gc_stop_blocks
                 ),
             });
         }

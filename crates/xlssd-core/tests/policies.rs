@@ -528,3 +528,43 @@ fn a_second_die_on_a_channel_helps_reads_when_dies_are_the_bottleneck_not_the_ch
         }
     }
 }
+
+/// Random overwrites of a full device, then reads of the pages, 1 ms apart, for a second.
+fn overwrites_then_reads(stop_threshold: f64) -> Report {
+    let mut cfg = steady_overwrite_device(64, 0.25, GcPolicy::Greedy);
+    cfg.gc.threshold = 4.0 / 64.0;
+    cfg.gc.hard_threshold = 1.0 / 64.0;
+    cfg.gc.stop_threshold = stop_threshold;
+    let logical = cfg.capacity().logical_pages;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut v: Vec<Request> = (0..6_000u64).map(|i| w(i * 600_000, rng.gen_range(0..logical))).collect();
+    let start = 6_000 * 600_000;
+    v.extend((0..1_000u64).map(|i| r(start + i * 1_000_000, rng.gen_range(0..logical))));
+    run_ok(&cfg, v, None)
+}
+
+#[test]
+fn gc_with_a_band_cleans_on_to_the_stop_threshold() {
+    // Without a band, cleaning stops as soon as a plane is back at 4 free blocks, so the
+    // reads after the writes find no cleaning running (beyond the rounds in flight when the
+    // writes end). With a band up to 12 blocks, each round goes on through the reads.
+    let base = overwrites_then_reads(0.0);
+    let band = overwrites_then_reads(12.0 / 64.0);
+    let gc = |r: &Report| r.ftl.relocations.iter().find(|x| x.reason == "gc").cloned().expect("gc row");
+    let (b, g) = (gc(&base), gc(&band));
+    assert!(b.finished > 0, "{b:?}");
+    // Eight more blocks per plane freed: at least 8 x 8 planes more cleanings.
+    assert!(g.finished >= b.finished + 64, "band {} vs {}", g.finished, b.finished);
+    assert!(g.reads_during > b.reads_during + 100, "band {} vs {}", g.reads_during, b.reads_during);
+}
+
+#[test]
+fn the_stop_threshold_is_validated() {
+    let mut cfg = small();
+    cfg.gc.stop_threshold = 0.01;
+    let err = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    assert!(err.contains("gc.stop_threshold") && err.contains("at least gc.threshold"), "{err}");
+    cfg.gc.stop_threshold = 0.995;
+    let err = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    assert!(err.contains("gc.stop_threshold") && err.contains("leaving none for data"), "{err}");
+}

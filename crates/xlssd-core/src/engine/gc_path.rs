@@ -8,11 +8,18 @@ use crate::nand::Ppn;
 use crate::stats::relocation;
 
 impl Simulator<'_> {
-    /// Starts cleaning `plane` if its free blocks fell below the GC threshold and it is not
-    /// cleaning already.
+    /// Starts cleaning `plane` if its free blocks fell below the GC threshold, or a round of
+    /// cleaning begun there has not yet brought them back to the stop threshold, and it is
+    /// not cleaning already.
     pub(super) fn maybe_start_gc(&mut self, plane: u32) {
+        let p = plane as usize;
         let free = self.blocks.free_count(plane);
-        if self.gc_jobs[plane as usize].active() || free >= self.gc_threshold_blocks {
+        if self.gc_jobs[p].active() {
+            return;
+        }
+        let in_band = free >= self.gc_threshold_blocks;
+        if in_band && !(self.gc_round[p] && free < self.gc_stop_blocks) {
+            self.gc_round[p] = false;
             return;
         }
         // Once the host is done, only cleaning that frees blocks urgently continues, so that
@@ -28,6 +35,13 @@ impl Simulator<'_> {
             self.victim.select(plane, &self.blocks, now)
         };
         if let Some(victim) = victim {
+            // Past the threshold, a round goes on only while it frees space: a victim with
+            // every page valid would be moved for nothing, and again.
+            if in_band && self.blocks.valid[victim as usize] >= self.geo.pages_per_block {
+                self.gc_round[p] = false;
+                return;
+            }
+            self.gc_round[p] = self.gc_stop_blocks > self.gc_threshold_blocks;
             self.counters.gc_invocations += 1;
             self.start_relocation(plane, victim, Reason::Gc);
         }

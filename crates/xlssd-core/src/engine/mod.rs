@@ -243,6 +243,10 @@ pub struct Simulator<'s> {
     /// Writes parked in `blocked_programs`, over all planes.
     parked_programs: u64,
     gc_threshold_blocks: u32,
+    /// Background GC, once started in a plane, goes on below this many free blocks; per
+    /// plane, whether such a round is under way.
+    gc_stop_blocks: u32,
+    gc_round: Vec<bool>,
     gc_hard_blocks: u32,
     /// Translation pages each plane's current GC job has changed.
     gc_translation_updates: Vec<Vec<u32>>,
@@ -317,6 +321,7 @@ impl<'s> Simulator<'s> {
         let cap = cfg.capacity();
         let logical_pages = cap.logical_pages;
         let (gc_threshold_blocks, gc_hard_blocks) = (cap.gc_threshold_blocks, cap.gc_hard_blocks);
+        let gc_stop_blocks = cap.gc_stop_blocks;
 
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
@@ -413,6 +418,8 @@ impl<'s> Simulator<'s> {
             blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
             parked_programs: 0,
             gc_threshold_blocks,
+            gc_stop_blocks,
+            gc_round: vec![false; geo.planes as usize],
             gc_hard_blocks,
             gc_translation_updates: vec![Vec::new(); geo.planes as usize],
             lat: Default::default(),

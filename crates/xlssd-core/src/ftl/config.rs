@@ -57,6 +57,10 @@ pub struct GcConfig {
     pub policy: GcPolicy,
     /// Background GC starts in a plane when its free blocks fall below this fraction.
     pub threshold: f64,
+    /// Once started, background GC goes on until the plane's free blocks reach this
+    /// fraction (a band, as in seed 003's set-up: below 4% until 6%); 0 stops it as soon as
+    /// they are back at `threshold`.
+    pub stop_threshold: f64,
     /// Below this fraction of free blocks GC runs in the foreground: it goes ahead of host
     /// writes on the die.
     pub hard_threshold: f64,
@@ -66,7 +70,7 @@ pub struct GcConfig {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, hard_threshold: 0.005, rga_candidates: 10 }
+        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, stop_threshold: 0.0, hard_threshold: 0.005, rga_candidates: 10 }
     }
 }
 
@@ -121,6 +125,16 @@ impl GcConfig {
         fraction("gc.hard_threshold", self.hard_threshold, false, true)?;
         if self.hard_threshold > self.threshold {
             return Err(bad("gc.hard_threshold", self.hard_threshold, &format!("at most gc.threshold ({})", self.threshold)));
+        }
+        if self.stop_threshold != 0.0 {
+            fraction("gc.stop_threshold", self.stop_threshold, true, true)?;
+            if self.stop_threshold < self.threshold {
+                return Err(bad(
+                    "gc.stop_threshold",
+                    self.stop_threshold,
+                    &format!("0, or at least gc.threshold ({})", self.threshold),
+                ));
+            }
         }
         positive_u32("gc.rga_candidates", self.rga_candidates)
     }
