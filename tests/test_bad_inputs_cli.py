@@ -120,6 +120,7 @@ CASES = [
         files={"c.toml": 'base = "../presets/tiny"\n'}),
     Bad("quality-preset-path", ("quality", "--preset", "../tiny", "--quiet"), r"is not a plain name"),
     spec_case("sweep-name-escapes", 'name = "../../escaped"\n' + SPEC, r"s.toml:1: `name`: sweep name '../../escaped' is not a plain name"),
+    spec_case("sweep-nested-too-deeply", "x = " + "[" * 5000 + "\n" + SPEC, r"s.toml: invalid TOML: arrays or inline tables nested too deeply"),
     spec_case("sweep-name-absolute", 'name = "/tmp/escaped"\n' + SPEC, r"`name`: sweep name '/tmp/escaped' is not a plain name"),
     spec_case("sweep-name-dot-dot", 'name = ".."\n' + SPEC, r"`name`: sweep name '..' is not a plain name"),
     Bad("sweep-name-from-file-name", ("sweep", "{dir}/...toml", "--quiet"), r"taken from the file name",
@@ -200,6 +201,10 @@ CASES = [
     Bad("results-dir-empty", ("results", "query", "", "SELECT 1"), r"argument DIR: the path is empty"),
     Bad("reproduce-name-empty", ("reproduce", ""), r"unknown experiment ``; experiments are: "),
     Bad("run-set-toml-date", (*RUN, "--set", "seed=1979-05-27"), r"config key `seed`: .* is not a config value"),
+    # Found by fuzzing: Python's TOML parser recurses once per level, and ran out of stack.
+    Bad("run-set-nested-too-deeply", (*RUN, "--set", "seed=" + "[" * 5000), r"config key `seed`"),
+    Bad("config-nested-too-deeply", (*RUN, "--config", "{dir}/c.toml"), r"c.toml: invalid TOML: arrays or inline tables nested too deeply",
+        files={"c.toml": "seed = " + "[" * 5000 + "\n"}),
     # -- integer options the core cannot hold -------------------------------------------
     Bad("run-payload-lba-huge", (*RUN, "--payload-lba", "99999999999999999999999"),
         r"argument --payload-lba: value '99999999999999999999999' is not a sector number"),

@@ -39,9 +39,18 @@ def preset_description(name: str) -> str:
     return " ".join(lines)
 
 
-def _parse_toml(text: str, where: str) -> dict[str, Any]:
+def load_toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, with a document nested too deeply for it (its parser recurses once
+    per level of arrays and inline tables) reported as invalid TOML, not as RecursionError."""
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("arrays or inline tables nested too deeply") from None
+
+
+def _parse_toml(text: str, where: str) -> dict[str, Any]:
+    try:
+        return load_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{where}: invalid TOML: {e}") from None
 
@@ -98,7 +107,7 @@ def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 def parse_value(text: str) -> Any:
     """A `--set` value: a TOML literal (number, bool, string, array), else a bare string."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        return load_toml(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from xlssd._core import ConfigError, XlssdError
 from xlssd.atomic import plain_name, read_text
-from xlssd.config import load_file, load_preset, merge, resolve
+from xlssd.config import load_file, load_preset, load_toml, merge, resolve
 from xlssd.workload import Trace, synthetic
 
 #: The workload a spec without [workloads] runs: the config's own [workload] section.
@@ -435,7 +435,7 @@ def load_spec(path: str | Path) -> Spec:
     p = Path(path)
     text = read_text(path, "sweep spec")
     try:
-        data = tomllib.loads(text)
+        data = load_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: invalid TOML: {e}") from None
 
