@@ -14,12 +14,16 @@ impl Simulator<'_> {
     pub(super) fn maybe_start_gc(&mut self, plane: u32) {
         let p = plane as usize;
         let free = self.blocks.free_count(plane);
-        if self.gc_jobs[p].active() {
+        // Asked after every page handed out: the common answer (enough free blocks, no
+        // round under way) comes first and touches nothing else.
+        let in_band = free >= self.gc_threshold_blocks;
+        if in_band && (free >= self.gc_stop_blocks || !self.gc_round[p]) {
+            if free >= self.gc_stop_blocks && self.gc_stop_blocks > self.gc_threshold_blocks {
+                self.gc_round[p] = false;
+            }
             return;
         }
-        let in_band = free >= self.gc_threshold_blocks;
-        if in_band && !(self.gc_round[p] && free < self.gc_stop_blocks) {
-            self.gc_round[p] = false;
+        if self.gc_jobs[p].active() {
             return;
         }
         // Once the host is done, only cleaning that frees blocks urgently continues, so that
