@@ -264,10 +264,10 @@ def test_an_exception_of_the_progress_callback_is_raised_as_itself():
 def test_ctrl_c_stops_an_api_run_without_a_progress_callback():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
-    # Ctrl-C as a fresh interpreter handles it. In the full suite this process has run
-    # hundreds of tests, and twice the signal found another disposition here (once the run
-    # went on, once the process died without a word): whatever an earlier test left, this
-    # one sets the default handler and puts back what it found.
+    # Ctrl-C as an interactive interpreter handles it. A shell starts a background command
+    # (`make test &`) with SIGINT ignored, and Python then leaves it ignored: the signal
+    # would be lost and the run go on for hours. So the test sets Python's handler itself
+    # and puts back what it found.
     inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
