@@ -314,9 +314,9 @@ impl Config {
 /// Longest key an error about a document names, in characters.
 const MAX_KEY_CHARS: usize = 120;
 /// Longest field or value a message quotes from the document, in characters.
-pub(crate) const MAX_QUOTED_CHARS: usize = 60;
+const MAX_QUOTED_CHARS: usize = 60;
 /// Longest message about a document, in characters.
-pub(crate) const MAX_MESSAGE_CHARS: usize = 1000;
+const MAX_MESSAGE_CHARS: usize = 1000;
 
 /// The error for a document serde could not read as a config: the key's path and serde's
 /// message, with what they quote of the document cut short, so that a huge unknown key or

@@ -119,22 +119,22 @@ impl RelocationStats {
 
     /// A host read that arrived while the reasons of `mask` ran took `latency_ns`.
     pub fn read_during(&mut self, mask: u16, latency_ns: u64) {
-        let mut bits = mask;
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            self.reasons[i].reads_during.record(latency_ns, 0);
-        }
+        self.record_for(mask, latency_ns, |r| &mut r.reads_during);
     }
 
     /// A host read with a page sent to a die running relocations of the reasons of `mask`
     /// took `latency_ns`.
     pub fn read_on_die(&mut self, mask: u16, latency_ns: u64) {
+        self.record_for(mask, latency_ns, |r| &mut r.reads_on_die);
+    }
+
+    /// Records `latency_ns` in the `stats` of every reason of `mask`.
+    fn record_for(&mut self, mask: u16, latency_ns: u64, stats: fn(&mut PerReason) -> &mut LatencyStats) {
         let mut bits = mask;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            self.reasons[i].reads_on_die.record(latency_ns, 0);
+            stats(&mut self.reasons[i]).record(latency_ns, 0);
         }
     }
 

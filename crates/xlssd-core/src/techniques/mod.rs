@@ -106,9 +106,7 @@ impl Default for SchemeConfig {
 /// An error about the `[scheme]` section. Its messages quote the scheme name as given, which
 /// may be anything: what they quote is cut short and escaped as a config document's errors are.
 fn err(key: impl Into<String>, message: impl Into<String>) -> Error {
-    use crate::config::{MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS};
-    let message = crate::error::printable(&message.into(), usize::MAX);
-    Error::Config { key: key.into(), message: crate::error::shorten_quoted(&message, MAX_QUOTED_CHARS, MAX_MESSAGE_CHARS) }
+    crate::config::read_error(key.into(), &message.into())
 }
 
 impl SchemeConfig {

@@ -75,13 +75,14 @@ pub const RRB: SchemeInfo = SchemeInfo {
     build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
 
+const PLUS_HOOKS: [Hook; 5] = [Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background];
 const PLUS_KEYS: [&str; 6] =
     ["reclaim_threshold", "reclaim_ahead_of_reads", "max_read_count", "mode_program_time", "background_period_us", "background_idle_us"];
 
 pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     name: "redftl-plus",
     description: "seed 003's redFTL+: read-resistant blocks and pages, two-level read counters, coldest-block mixing, background reclaim",
-    hooks: &[Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background],
+    hooks: &PLUS_HOOKS,
     table: Some(TABLE_NAME),
     keys: &PLUS_KEYS,
     streams: modes::PLUS_STREAMS,
@@ -91,7 +92,7 @@ pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
 pub const REDFTL_PLUSPLUS: SchemeInfo = SchemeInfo {
     name: "redftl-plusplus",
     description: "seed 003's redFTL++: redFTL+ with an exact read count per logical page",
-    hooks: &[Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background],
+    hooks: &PLUS_HOOKS,
     table: Some(TABLE_NAME),
     keys: &PLUS_KEYS,
     streams: modes::PLUS_STREAMS,
