@@ -484,8 +484,13 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     out = Path(out) if out is not None else default_out(exp, quick)
     prepared = exp.prepare(out, quick) if exp.prepare is not None else None
     spec = exp.spec(quick, prepared)
-    specs = [spec] + [exp.variant_spec(v, quick, v.prepare(out, quick, spec.workloads) if v.prepare else spec.workloads)
-                      for v in exp.variants]
+    specs = [spec]
+    for v in exp.variants:
+        workloads = v.prepare(out, quick, spec.workloads) if v.prepare else spec.workloads
+        # A variant on inputs that are not there (a trace beside the checkout) is left out;
+        # its claims then have no points.
+        if workloads:
+            specs.append(exp.variant_spec(v, quick, workloads))
     points = [p for s in specs for p in s.expand()]
     repeated = len(points) - len({p.id for p in points})
     if repeated:
