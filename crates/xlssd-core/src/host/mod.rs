@@ -54,6 +54,12 @@ pub struct Request {
     /// The host allows the data to be stored approximately (seed 000 Sec. IV-A: a request
     /// is (LPN, size, read/write, ApproxFlag)).
     pub approx: bool,
+    /// The program context that issued the request (seed 003 Ch. 5.2: the sum of the
+    /// instruction counters on the call path to `write()`); 0 when the source has none.
+    pub context: u32,
+    /// The placement handle the host chose (NVMe Flexible Data Placement's reclaim unit
+    /// handle, or a multi-stream stream id), if any.
+    pub handle: Option<u16>,
 }
 
 /// A stream of host requests.

@@ -57,7 +57,7 @@ pub fn parse(line: &str) -> Result<Request, String> {
         Some("1") => true,
         Some(other) => return Err(format!("approximate flag `{}` is neither 0 (precise) nor 1 (approximate)", quote(other))),
     };
-    Ok(Request { arrival_ns, lba, sectors, op, approx })
+    Ok(Request { arrival_ns, lba, sectors, op, approx, context: 0, handle: None })
 }
 
 #[cfg(test)]
@@ -74,8 +74,8 @@ mod tests {
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 938513000, lba: 264719034, sectors: 16, op: Op::Write, approx: false },
-                Request { arrival_ns: 11413000, lba: 657728, sectors: 64, op: Op::Read, approx: true },
+                Request { arrival_ns: 938513000, lba: 264719034, sectors: 16, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 11413000, lba: 657728, sectors: 64, op: Op::Read, approx: true, context: 0, handle: None },
             ]
         );
     }

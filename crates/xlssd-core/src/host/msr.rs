@@ -65,7 +65,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     let sectors = bytes.div_ceil(SECTOR_BYTES as u128);
     let sectors =
         u32::try_from(sectors).map_err(|_| format!("Size {size} bytes is too large (at most {} sectors)", u32::MAX))?;
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }))
 }
 
 #[cfg(test)]
@@ -89,12 +89,12 @@ mod tests {
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 12816637200306162900, lba: 1054081024 / 512, sectors: 8, op: Op::Read, approx: false },
+                Request { arrival_ns: 12816637200306162900, lba: 1054081024 / 512, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None },
                 // 1000 = sector 1 + 488 bytes; 488 + 100 = 588 bytes -> 2 sectors.
-                Request { arrival_ns: 12816637201638215500, lba: 1, sectors: 2, op: Op::Write, approx: false },
+                Request { arrival_ns: 12816637201638215500, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
                 // The last byte of sector 0 and the first of sector 1.
-                Request { arrival_ns: 500, lba: 0, sectors: 2, op: Op::Write, approx: false },
-                Request { arrival_ns: 700, lba: 0, sectors: 1, op: Op::Read, approx: false },
+                Request { arrival_ns: 500, lba: 0, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 700, lba: 0, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None },
             ]
         );
     }
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn header_is_optional() {
         let (reqs, _) = read_all(Msr, "1,h,0,Read,512,512,1\n", false).unwrap();
-        assert_eq!(reqs, vec![Request { arrival_ns: 100, lba: 1, sectors: 1, op: Op::Read, approx: false }]);
+        assert_eq!(reqs, vec![Request { arrival_ns: 100, lba: 1, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None }]);
     }
 
     #[test]

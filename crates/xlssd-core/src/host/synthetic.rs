@@ -214,7 +214,7 @@ impl RequestSource for SyntheticSource {
             }
         };
         let approx = self.approx > 0.0 && unit_hash(slot ^ self.approx_salt) < self.approx;
-        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx }))
+        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context: 0, handle: None }))
     }
 
     fn name(&self) -> &str {

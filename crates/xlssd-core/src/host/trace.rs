@@ -714,18 +714,18 @@ mod tests {
         assert_eq!(src.name(), mqsim.path());
         let got = collect(src);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0], Request { arrival_ns: 100, lba: 8, sectors: 16, op: Op::Read, approx: false });
+        assert_eq!(got[0], Request { arrival_ns: 100, lba: 8, sectors: 16, op: Op::Read, approx: false, context: 0, handle: None });
 
         let msr = TempFile::new(
             "msr",
             b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,wdev,0,Write,4096,4096,100\n",
         );
         let got = collect(open_trace(msr.path(), None, false).unwrap());
-        assert_eq!(got, vec![Request { arrival_ns: 12816637200306162900, lba: 8, sectors: 8, op: Op::Write, approx: false }]);
+        assert_eq!(got, vec![Request { arrival_ns: 12816637200306162900, lba: 8, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None }]);
 
         let blk = TempFile::new("blk", b"  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [kjournald]\n");
         let got = collect(open_trace(blk.path(), None, false).unwrap());
-        assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false }]);
+        assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None }]);
 
         // An explicit format is honoured, even where detection would say otherwise.
         match open_trace(mqsim.path(), Some(TraceFormat::Msr), false).and_then(|mut s| s.next_request()) {
