@@ -45,11 +45,12 @@ class Report:
             if isinstance(node, dict):
                 for k, v in node.items():
                     yield from walk(f"{prefix}.{k}" if prefix else k, v)
-            elif _by_reason(node):
-                # `ftl.relocations` is a list of one object per reason; its figures are
-                # wanted as columns (`ftl.relocations.read_reclaim.busy_ms`), not as text.
+            elif (name := _named_list(node)) is not None:
+                # `ftl.relocations` is a list of one object per reason, `ftl.placement.per_handle`
+                # one per handle; their figures are wanted as columns
+                # (`ftl.relocations.read_reclaim.busy_ms`, `...per_handle.1.waf`), not as text.
                 for item in node:
-                    yield from walk(f"{prefix}.{item['reason']}", {k: v for k, v in item.items() if k != "reason"})
+                    yield from walk(f"{prefix}.{item[name]}", {k: v for k, v in item.items() if k != name})
             else:
                 yield prefix, node
 
@@ -73,8 +74,13 @@ class Report:
 _MISSING = object()
 
 
-def _by_reason(node: Any) -> bool:
-    """A non-empty list of objects each named by a distinct `reason`."""
-    if not isinstance(node, list) or not node or not all(isinstance(x, dict) and isinstance(x.get("reason"), str) for x in node):
-        return False
-    return len({x["reason"] for x in node}) == len(node)
+def _named_list(node: Any) -> str | None:
+    """The naming field of a non-empty list of objects each named by a distinct `reason`
+    (a string) or `handle` (an integer), else None."""
+    if not isinstance(node, list) or not node:
+        return None
+    for name, kind in (("reason", str), ("handle", int)):
+        if all(isinstance(x, dict) and isinstance(x.get(name), kind) for x in node):
+            if len({x[name] for x in node}) == len(node):
+                return name
+    return None

@@ -19,7 +19,7 @@ pub use ranges::show_f64;
 
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
 pub use crate::ecc::config::{EccConfig, EccScheme};
-pub use crate::ftl::config::{AllocationScheme, FtlConfig, GcConfig, GcPolicy, PreconditionConfig, WlConfig};
+pub use crate::ftl::config::{AllocationScheme, FtlConfig, GcConfig, GcPolicy, HandleGc, PreconditionConfig, WlConfig};
 pub use crate::host::config::{AddressMode, HostConfig, ReplayMode, RwMode, UnmappedReads, WorkloadConfig};
 pub use crate::nand::config::{CellType, GeometryConfig, PerPageType, TimingConfig, MAX_PLANES_PER_DIE};
 pub use crate::physics::config::{AgingConfig, PhysicsConfig};
@@ -110,7 +110,16 @@ impl Config {
     /// Sizes derived from the geometry, over-provisioning, GC thresholds and mapping.
     /// Host write streams: those configured, or as many as the scheme needs.
     pub fn host_streams(&self) -> u32 {
-        self.ftl.streams.max(self.scheme.streams())
+        self.ftl.streams.max(self.scheme.streams()).max(self.ftl.placement_handles)
+    }
+
+    /// GC streams beyond the shared one: one per placement handle after the first when
+    /// cleaning keeps handles apart (`ftl.handle_gc = "same-handle"`).
+    pub fn extra_gc_streams(&self) -> u32 {
+        match self.ftl.handle_gc {
+            crate::ftl::config::HandleGc::SameHandle => self.ftl.placement_handles.saturating_sub(1),
+            crate::ftl::config::HandleGc::Shared => 0,
+        }
     }
 
     pub fn capacity(&self) -> Capacity {
@@ -128,6 +137,7 @@ impl Config {
         let gc_stop_blocks = ((self.gc.stop_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_threshold_blocks);
         let open_streams = self.host_streams()
             + 1
+            + self.extra_gc_streams()
             + (self.host.unmapped_reads == UnmappedReads::Materialize) as u32
             + (translation_pages > 0) as u32;
         let reserved_blocks_per_plane = gc_hard_blocks + 1 + open_streams;

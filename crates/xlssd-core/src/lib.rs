@@ -75,7 +75,17 @@ pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Resu
         opts.workload_description = serde_json::to_value(&description).expect("workload serialises");
     }
     let mut progress = opts.progress.take();
-    let sim = Simulator::with_progress(cfg, source, progress.as_deref_mut().map(|p| p as &mut dyn Progress))?;
+    let mut sim = Simulator::with_progress(cfg, source, progress.as_deref_mut().map(|p| p as &mut dyn Progress))?;
+    if sim.wants_preview() {
+        // An offline oracle reads the workload once before the run replays it.
+        let again = match workload {
+            Workload::Trace { path, format, skip_bad_lines } => {
+                open_trace_detected(path, *format, *skip_bad_lines, trace_time_scale(cfg))?.0
+            }
+            _ => open_workload(cfg, workload, logical_sectors(cfg))?,
+        };
+        sim.preview(again)?;
+    }
     opts.progress = progress;
     sim.run(opts)
 }

@@ -162,6 +162,8 @@ pub struct FtlReport {
     pub relocations: Vec<crate::stats::relocation::RelocationReport>,
     /// Extra copies of logical pages a read path scheme made (replicas of read-hot data).
     pub copies: crate::engine::CopiesReport,
+    /// Placement handles the host wrote under, and each one's write amplification.
+    pub placement: crate::engine::PlacementReport,
 }
 
 /// Read-modify-writes of mapping units larger than a page (`mapping.unit_bytes`).
@@ -175,6 +177,8 @@ pub struct RmwReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct GcReport {
     pub invocations: u64,
+    /// Victims with no valid page left when chosen: cleaned by an erase alone.
+    pub dead_victims: u64,
     pub pages_moved: u64,
     pub blocks_erased: u64,
 }

@@ -57,8 +57,10 @@ impl Simulator<'_> {
     /// that each write that had to wait is counted once.
     fn try_place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>, first_try: bool) {
         let default_stream = match kind {
+            TxnKind::GcWrite if self.handles.offered() => self.handles.gc_stream(lpn),
             TxnKind::GcWrite => self.streams.gc,
             TxnKind::MapWrite => self.streams.mapping,
+            TxnKind::HostWrite if self.handles.offered() => self.handles.host_stream(lpn),
             _ => 0,
         };
         let fixed = plane;
@@ -108,6 +110,9 @@ impl Simulator<'_> {
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
             self.note_relocated_mapping(lpn, plane);
+            if self.handles.offered() {
+                self.handles.count_relocated(lpn, self.unit_pages as u64);
+            }
         }
         self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0 });
         self.maybe_start_gc(plane);

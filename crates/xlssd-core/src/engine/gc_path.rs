@@ -47,6 +47,9 @@ impl Simulator<'_> {
             }
             self.gc_round[p] = self.gc_stop_blocks > self.gc_threshold_blocks;
             self.counters.gc_invocations += 1;
+            if self.blocks.valid[victim as usize] == 0 {
+                self.counters.gc_dead_victims += 1;
+            }
             self.start_relocation(plane, victim, Reason::Gc);
         }
     }

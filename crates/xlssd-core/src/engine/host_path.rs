@@ -6,7 +6,7 @@ use crate::config::{AddressMode, UnmappedReads};
 use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
-use crate::host::{Op, Request};
+use crate::host::{Op, Request, RequestSource};
 use crate::sim::Time;
 use crate::techniques::{CacheTier, Hook, HostWrite, Placement, Route};
 
@@ -59,25 +59,87 @@ impl Simulator<'_> {
         }
     }
 
-    fn submit(&mut self, r: Request) {
-        let now = self.now();
-        let mut lba = r.lba;
+    /// The first sector request `index` of `source` addresses, wrapped or refused as
+    /// `host.address_mode` says.
+    fn first_sector(&self, r: &Request, source: &str, index: u64) -> Result<u64, Error> {
         let end = r.lba + r.sectors as u64;
-        if end > self.logical_sectors {
-            match self.cfg.host.address_mode {
-                AddressMode::Error => {
-                    self.fail(Error::Address {
-                        source_name: self.source.name().to_string(),
-                        index: self.submitted,
-                        first: r.lba,
-                        end,
-                        capacity: self.logical_sectors,
-                    });
-                    return;
-                }
-                AddressMode::Wrap => lba %= self.logical_sectors,
+        if end <= self.logical_sectors {
+            return Ok(r.lba);
+        }
+        match self.cfg.host.address_mode {
+            AddressMode::Error => Err(Error::Address {
+                source_name: source.to_string(),
+                index,
+                first: r.lba,
+                end,
+                capacity: self.logical_sectors,
+            }),
+            AddressMode::Wrap => Ok(r.lba % self.logical_sectors),
+        }
+    }
+
+    /// What a placement scheme is told of write request `r` starting at sector `lba`.
+    fn host_write_of(&self, r: &Request, lba: u64) -> HostWrite {
+        let first_lpn = lba / self.sectors_per_page;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
+        HostWrite {
+            first_lpn,
+            n_pages: (last_lpn - first_lpn + 1) as u32,
+            lba,
+            bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
+            approximate: r.approx,
+            context: r.context,
+            handle: r.handle,
+            logical_pages: self.logical_pages,
+        }
+    }
+
+    /// Shows a placement scheme that asks for it every host write of `source` (the same
+    /// workload the run replays, opened again) before the first request.
+    pub fn preview(&mut self, mut source: Box<dyn RequestSource + '_>) -> Result<(), Error> {
+        if !self.hooks.has(Hook::Placement) || !self.scheme.wants_preview() {
+            return Ok(());
+        }
+        let mut index = 0u64;
+        while let Some(r) = source.next_request()? {
+            if r.op == Op::Write {
+                let lba = self.first_sector(&r, source.name(), index)?;
+                let w = self.host_write_of(&r, lba);
+                self.scheme.preview(&w);
+            }
+            index += 1;
+            if index % 4096 == 0 {
+                crate::interrupt::poll()?;
             }
         }
+        Ok(())
+    }
+
+    /// Whether the scheme wants to see the workload's writes before the run.
+    pub fn wants_preview(&self) -> bool {
+        self.hooks.has(Hook::Placement) && self.scheme.wants_preview()
+    }
+
+    fn submit(&mut self, r: Request) {
+        let now = self.now();
+        let lba = match self.first_sector(&r, self.source.name(), self.submitted) {
+            Ok(lba) => lba,
+            Err(e) => {
+                self.fail(e);
+                return;
+            }
+        };
+        let handle = if r.op == Op::Write && self.handles.offered() {
+            match self.handles.of_request(r.handle, self.source.name(), self.submitted) {
+                Ok(h) => h,
+                Err(e) => {
+                    self.fail(e);
+                    return;
+                }
+            }
+        } else {
+            0
+        };
         self.submitted += 1;
         self.first_arrival_time.get_or_insert(now);
         let first_lpn = lba / self.sectors_per_page;
@@ -102,6 +164,7 @@ impl Simulator<'_> {
             next_page: 0,
             during: if r.op == Op::Read { self.relocs.running_mask() } else { 0 },
             on_die: 0,
+            handle,
         };
         let id = match self.free_reqs.pop() {
             Some(id) => {
@@ -132,15 +195,14 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
+                if self.handles.offered() {
+                    for i in 0..n_pages {
+                        let lpn = self.page_of(id, i);
+                        self.handles.wrote(lpn, handle);
+                    }
+                }
                 if self.hooks.has(Hook::Placement) {
-                    let w = HostWrite {
-                        first_lpn,
-                        n_pages,
-                        lba,
-                        bytes: hr.bytes,
-                        approximate: r.approx,
-                        logical_pages: self.logical_pages,
-                    };
+                    let w = self.host_write_of(&r, lba);
                     self.scheme.host_write(&w);
                 }
                 // The data crosses the host interface before the device can place it.
@@ -220,6 +282,10 @@ impl Simulator<'_> {
         // In flash pages: a request of part of a unit writes fewer pages than its units hold,
         // and the difference is what the unit's program adds.
         self.counters.host_pages_written += self.reqs[id as usize].flash_pages as u64;
+        if self.handles.offered() {
+            let r = &self.reqs[id as usize];
+            self.handles.count_host(r.handle, r.flash_pages as u64);
+        }
         if self.buffer.enabled() {
             if !self.buffer_pages(id) {
                 self.blocked_writes.push_back(id);

@@ -5,9 +5,11 @@
 mod check;
 mod copies;
 pub use copies::CopiesReport;
+pub use handles::{HandleReport, PlacementReport};
 mod erase_suspend;
 mod flash_path;
 mod gc_path;
+mod handles;
 mod host_path;
 mod reliability;
 mod payload;
@@ -92,6 +94,8 @@ struct HostReq {
     /// on the dies its pages were sent to when they were.
     during: u16,
     on_die: u16,
+    /// A write: the placement handle it was written under.
+    handle: u8,
 }
 
 /// The two directions of the host interface.
@@ -235,6 +239,7 @@ pub struct Simulator<'s> {
     map: Mapping,
     blocks: BlockManager,
     streams: Streams,
+    handles: handles::Handles,
     victim: Box<dyn VictimSelector>,
     alloc: Box<dyn PlaneAllocator>,
     wl: Box<dyn WearLeveler>,
@@ -325,7 +330,8 @@ impl<'s> Simulator<'s> {
 
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
-        let mut blocks = BlockManager::new(&geo, host_streams + 3)?;
+        let mut blocks = BlockManager::new(&geo, host_streams + 3 + cfg.extra_gc_streams())?;
+        let handles = handles::Handles::new(cfg, logical_pages, streams.gc, host_streams + 3)?;
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
@@ -411,6 +417,7 @@ impl<'s> Simulator<'s> {
             map,
             blocks,
             streams,
+            handles,
             victim,
             alloc,
             wl,

@@ -39,7 +39,7 @@ fn sum_busy(items: &[Busy]) -> Busy {
     total
 }
 
-fn round6(x: f64) -> f64 {
+pub(super) fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
@@ -137,6 +137,7 @@ impl Simulator<'_> {
                 waf: round6(waf),
                 gc: GcReport {
                     invocations: c.gc_invocations,
+                    dead_victims: c.gc_dead_victims,
                     pages_moved: c.gc_pages_moved,
                     blocks_erased: c.gc_blocks_erased,
                 },
@@ -171,6 +172,7 @@ impl Simulator<'_> {
                 sealed: SealedReport { blocks: c.sealed_blocks, unused_pages: c.sealed_unused_pages },
                 relocations: self.relocs.report(),
                 copies: self.copies_report(),
+                placement: self.handles.report(),
             },
             nand: NandReport {
                 reads: c.flash_reads,

@@ -23,13 +23,48 @@ pub struct FtlConfig {
     pub allocation: AllocationScheme,
     /// Host write streams, each with its own active block per plane.
     pub streams: u32,
+    /// Placement handles the device offers the host (NVMe Flexible Data Placement's reclaim
+    /// unit handles, or multi-stream ids): a host write naming handle `h` goes to host
+    /// stream `h`. 0 offers none (every write is handle 0's).
+    pub placement_handles: u32,
+    /// Where cleaning copies data written under a placement handle.
+    pub handle_gc: HandleGc,
 }
 
 impl Default for FtlConfig {
     fn default() -> Self {
-        FtlConfig { overprovisioning: 0.07, allocation: AllocationScheme::Static, streams: 1 }
+        FtlConfig {
+            overprovisioning: 0.07,
+            allocation: AllocationScheme::Static,
+            streams: 1,
+            placement_handles: 0,
+            handle_gc: HandleGc::Shared,
+        }
     }
 }
+
+/// Where cleaning copies the valid data of a block written under a placement handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandleGc {
+    /// One GC stream for every handle (FDP's "initially isolated" reclaim unit handles).
+    Shared,
+    /// A GC stream per handle, so that data of different handles never share a block
+    /// (FDP's "persistently isolated" handles).
+    SameHandle,
+}
+
+impl HandleGc {
+    pub fn name(self) -> &'static str {
+        match self {
+            HandleGc::Shared => "shared",
+            HandleGc::SameHandle => "same-handle",
+        }
+    }
+}
+
+/// The most placement handles `ftl.placement_handles` may offer.
+pub const MAX_PLACEMENT_HANDLES: u32 = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -38,6 +73,7 @@ pub enum GcPolicy {
     CostBenefit,
     Fifo,
     RandomGreedy,
+    CostAgeTimes,
 }
 
 impl GcPolicy {
@@ -47,6 +83,7 @@ impl GcPolicy {
             GcPolicy::CostBenefit => "cost-benefit",
             GcPolicy::Fifo => "fifo",
             GcPolicy::RandomGreedy => "random-greedy",
+            GcPolicy::CostAgeTimes => "cost-age-times",
         }
     }
 }
@@ -114,6 +151,9 @@ impl FtlConfig {
         positive_u32("ftl.streams", self.streams)?;
         if self.streams > 64 {
             return Err(bad("ftl.streams", self.streams, "at most 64"));
+        }
+        if self.placement_handles > MAX_PLACEMENT_HANDLES {
+            return Err(bad("ftl.placement_handles", self.placement_handles, &format!("at most {MAX_PLACEMENT_HANDLES}")));
         }
         Ok(())
     }

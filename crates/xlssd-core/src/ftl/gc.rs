@@ -59,6 +59,38 @@ impl VictimSelector for CostBenefit {
     }
 }
 
+/// Lowest cleaning cost x 1/age x erases (Chiang, Lee and Chang's cost-age-times, the common
+/// FTL of seed 003 Ch. 5.1.3): cost u / (1 - u) with u the block's valid fraction, age the
+/// time since its valid data last changed, and erases counted from 1 so that a block never
+/// erased is not free of charge. Ties go to the block that filled first.
+pub struct CostAgeTimes;
+
+impl VictimSelector for CostAgeTimes {
+    fn select(&mut self, plane: u32, blocks: &BlockManager, now: Time) -> Option<u32> {
+        let n = blocks.geo.pages_per_block as f64;
+        let mut best: Option<(f64, u32)> = None;
+        for b in full_blocks(plane, blocks) {
+            let valid = blocks.valid[b as usize] as f64;
+            let score = if valid >= n {
+                f64::INFINITY
+            } else {
+                let u = valid / n;
+                let age = (now.saturating_sub(blocks.last_change[b as usize]) + 1) as f64;
+                let erases = blocks.erase_count[b as usize] as f64 + 1.0;
+                u / (1.0 - u) / age * erases
+            };
+            let better = match best {
+                None => true,
+                Some((s, old)) => score < s || (score == s && blocks.close_seq[b as usize] < blocks.close_seq[old as usize]),
+            };
+            if better {
+                best = Some((score, b));
+            }
+        }
+        best.map(|(_, b)| b)
+    }
+}
+
 /// Randomised greedy (MQSim's RGA): the fewest-valid of `candidates` blocks drawn at random.
 pub struct RandomGreedy {
     pub candidates: u32,
@@ -90,6 +122,7 @@ pub fn selector(policy: GcPolicy, candidates: u32, rng: Xoshiro256PlusPlus) -> B
         GcPolicy::Fifo => Box::new(Fifo),
         GcPolicy::CostBenefit => Box::new(CostBenefit),
         GcPolicy::RandomGreedy => Box::new(RandomGreedy { candidates, rng, scratch: Vec::new() }),
+        GcPolicy::CostAgeTimes => Box::new(CostAgeTimes),
     }
 }
 
@@ -166,6 +199,24 @@ mod tests {
         order.sort_by_key(|&b| bm.close_seq[b as usize]);
         // Blocks 1 and 3 both hold one valid page; block 1 has been unchanged longer.
         assert_eq!(CostBenefit.select(0, &bm, 100), Some(order[1]));
+    }
+
+    #[test]
+    fn cost_age_times_weighs_cost_age_and_erases() {
+        let mut bm = plane();
+        let mut order: Vec<u32> = bm.plane_blocks(0).filter(|&b| bm.is_closed(b)).collect();
+        order.sort_by_key(|&b| bm.close_seq[b as usize]);
+        // Valid 3, 1, 2, 1 of 4, last changed at 0, 10, 20, 30; at t=100 the scores are
+        // (u/(1-u)) / (age+1) * (erases+1): 3/101, (1/3)/91, 1/81, (1/3)/71.
+        assert_eq!(CostAgeTimes.select(0, &bm, 100), Some(order[1]));
+        // Erased twice, block 1 scores (1/3)/91*3 = 0.0110 > (1/3)/71 = 0.0047.
+        bm.erase_count[order[1] as usize] = 2;
+        assert_eq!(CostAgeTimes.select(0, &bm, 100), Some(order[3]));
+        // A block with no valid page costs nothing to clean, however worn.
+        bm.erase_count[order[2] as usize] = 1000;
+        bm.invalidate(order[2] as crate::nand::Ppn * 4, 50);
+        bm.invalidate(order[2] as crate::nand::Ppn * 4 + 1, 50);
+        assert_eq!(CostAgeTimes.select(0, &bm, 100), Some(order[2]));
     }
 
     #[test]

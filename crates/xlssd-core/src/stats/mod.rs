@@ -58,6 +58,7 @@ pub struct Counters {
     pub host_flash_reads: u64,
     pub host_flash_programs: u64,
     pub gc_invocations: u64,
+    pub gc_dead_victims: u64,
     pub gc_pages_moved: u64,
     pub gc_blocks_erased: u64,
     pub wl_invocations: u64,

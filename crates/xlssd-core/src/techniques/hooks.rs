@@ -123,6 +123,10 @@ pub struct HostWrite {
     pub bytes: u64,
     /// The host allows the data to be stored approximately (the request's flag).
     pub approximate: bool,
+    /// The program context that issued it (0: none).
+    pub context: u32,
+    /// The placement handle it names, if any.
+    pub handle: Option<u16>,
     /// Logical pages of the device: page numbers past it wrap.
     pub logical_pages: u64,
 }
@@ -162,6 +166,15 @@ pub trait Placement {
 
     /// The write was given physical page `ppn` of `stream`'s active block.
     fn placed(&mut self, _ctx: &mut PlaceCtx, _lpn: u32, _kind: WriteKind, _ppn: Ppn, _stream: u32) {}
+
+    /// Whether the placement reads every host write of the workload before the run (an
+    /// offline oracle, as seed 003's ORA): the workload is then read twice.
+    fn wants_preview(&self) -> bool {
+        false
+    }
+
+    /// A host write of the workload, in arrival order, before the run starts.
+    fn preview(&mut self, _w: &HostWrite) {}
 }
 
 /// How a page is programmed.

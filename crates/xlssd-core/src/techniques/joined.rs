@@ -60,6 +60,12 @@ impl Placement for Joined {
     fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: Ppn, stream: u32) {
         self.part(Hook::Placement).placed(ctx, lpn, kind, ppn, stream)
     }
+    fn wants_preview(&self) -> bool {
+        self.part_ref(Hook::Placement).wants_preview()
+    }
+    fn preview(&mut self, w: &HostWrite) {
+        self.part(Hook::Placement).preview(w)
+    }
 }
 
 impl ProgramModes for Joined {
