@@ -167,7 +167,8 @@ impl Config {
             parts.iter().find(|p| p.hooks.contains(&hook)).map_or("", |p| p.name)
         };
         let gc = GcConfig::default();
-        if hooks.has(Hook::Cleaning) && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates) {
+        let keeps_policy = self.scheme.parts().unwrap_or_default().iter().any(|p| p.hooks.contains(&Hook::Cleaning) && p.uses_gc_policy);
+        if hooks.has(Hook::Cleaning) && !keeps_policy && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates) {
             let key = if self.gc.policy != gc.policy { "gc.policy" } else { "gc.rga_candidates" };
             return Err(Error::Config {
                 key: key.into(),

@@ -9,13 +9,20 @@ use xlssd_core::techniques::technique_names;
 /// The layers that must not name a technique.
 const LAYERS: [&str; 5] = ["engine", "ftl", "nand", "controller", "host"];
 
+/// Scheme names that are also ordinary words of code and prose (a hash map, transaction
+/// ids): in the engine they are looked for as quoted names only (`"hash"`), where a scheme
+/// would be selected by name.
+const COMMON_WORDS: [&str; 3] = ["hash", "ids", "ora"];
+
 /// Technique names in `text`, matched case-insensitively and ignoring `_` and `-` (so
-/// `vth_b`, `VthB` and `vth-b` are one name), as whole words.
+/// `vth_b`, `VthB` and `vth-b` are one name), as whole words; names that are common words,
+/// in quotes.
 fn named_in(text: &str, names: &[&str]) -> Vec<String> {
     let folded: String = text.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect();
     let mut found = Vec::new();
     for name in names {
-        let needle: String = name.chars().filter(|c| *c != '_' && *c != '-').collect();
+        let bare: String = name.chars().filter(|c| *c != '_' && *c != '-').collect();
+        let needle = if COMMON_WORDS.contains(name) { format!("\"{bare}\"") } else { bare };
         let mut from = 0;
         while let Some(i) = folded[from..].find(&needle) {
             let (start, end) = (from + i, from + i + needle.len());
@@ -51,6 +58,9 @@ fn the_check_finds_a_technique_name_however_it_is_spelt() {
     // Part of a longer word is not the name.
     assert!(named_in("let vthbias = 1; approxftlike", &names).is_empty());
     assert!(named_in("approximate writes with a lowered V_max_th", &names).is_empty());
+    // A name that is a common word counts only quoted.
+    assert!(named_in("kept in a hash map by transaction ids", &["hash", "ids"]).is_empty());
+    assert_eq!(named_in("if name == \"ids\" {", &["hash", "ids"]), vec!["ids"]);
 }
 
 #[test]

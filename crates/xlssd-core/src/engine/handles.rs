@@ -64,6 +64,7 @@ impl Handles {
             count,
             gc: Some(gc),
             of: crate::limits::alloc::zeroed(logical_pages as usize, "placement handle per logical page")?,
+
             gc_streams,
             host_pages: vec![0; count as usize],
             relocated_pages: vec![0; count as usize],

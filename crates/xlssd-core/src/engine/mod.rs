@@ -463,6 +463,15 @@ impl<'s> Simulator<'s> {
             cfg: cfg.clone(),
         };
         let setup = std::time::Instant::now();
+        let extra_gc = cfg.extra_gc_streams();
+        if extra_gc > 0 {
+            // Cleaning may need a fresh block in each of its streams at once: the host must
+            // leave one free block per GC stream, and cleaning start before it has to.
+            sim.blocks.gc_reserve = 1 + extra_gc;
+            sim.gc_threshold_blocks = sim.gc_threshold_blocks.max(sim.blocks.gc_reserve + 1);
+            sim.gc_stop_blocks = sim.gc_stop_blocks.max(sim.gc_threshold_blocks);
+            sim.gc_hard_blocks = sim.gc_hard_blocks.max(sim.blocks.gc_reserve);
+        }
         sim.scheme.set_up(&mut SetupCtx {
             geo: &sim.geo,
             blocks: &mut sim.blocks,

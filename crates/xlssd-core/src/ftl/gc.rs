@@ -11,17 +11,17 @@ use crate::sim::Time;
 /// Blocks of a plane worth cleaning: closed (see [`BlockManager::is_closed`]) and holding
 /// at least one invalid page, since cleaning a block of valid pages frees nothing and would
 /// only repeat.
-fn full_blocks(plane: u32, blocks: &BlockManager) -> impl Iterator<Item = u32> + '_ {
+fn full_blocks<'a>(plane: u32, blocks: &'a BlockManager, eligible: &'a dyn Fn(u32) -> bool) -> impl Iterator<Item = u32> + 'a {
     let n = blocks.geo.pages_per_block;
-    blocks.plane_blocks(plane).filter(move |&b| blocks.is_closed(b) && blocks.valid[b as usize] < n)
+    blocks.plane_blocks(plane).filter(move |&b| blocks.is_closed(b) && blocks.valid[b as usize] < n && eligible(b))
 }
 
 /// Fewest valid pages; ties go to the block that filled first.
 pub struct Greedy;
 
 impl VictimSelector for Greedy {
-    fn select(&mut self, plane: u32, blocks: &BlockManager, _now: Time) -> Option<u32> {
-        full_blocks(plane, blocks).min_by_key(|&b| (blocks.valid[b as usize], blocks.close_seq[b as usize]))
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, _now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
+        full_blocks(plane, blocks, eligible).min_by_key(|&b| (blocks.valid[b as usize], blocks.close_seq[b as usize]))
     }
 }
 
@@ -29,8 +29,8 @@ impl VictimSelector for Greedy {
 pub struct Fifo;
 
 impl VictimSelector for Fifo {
-    fn select(&mut self, plane: u32, blocks: &BlockManager, _now: Time) -> Option<u32> {
-        full_blocks(plane, blocks).min_by_key(|&b| blocks.close_seq[b as usize])
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, _now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
+        full_blocks(plane, blocks, eligible).min_by_key(|&b| blocks.close_seq[b as usize])
     }
 }
 
@@ -39,10 +39,10 @@ impl VictimSelector for Fifo {
 pub struct CostBenefit;
 
 impl VictimSelector for CostBenefit {
-    fn select(&mut self, plane: u32, blocks: &BlockManager, now: Time) -> Option<u32> {
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
         let n = blocks.geo.pages_per_block as f64;
         let mut best: Option<(f64, u32)> = None;
-        for b in full_blocks(plane, blocks) {
+        for b in full_blocks(plane, blocks, eligible) {
             let valid = blocks.valid[b as usize];
             let score = if valid == 0 {
                 f64::INFINITY
@@ -66,19 +66,15 @@ impl VictimSelector for CostBenefit {
 pub struct CostAgeTimes;
 
 impl VictimSelector for CostAgeTimes {
-    fn select(&mut self, plane: u32, blocks: &BlockManager, now: Time) -> Option<u32> {
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
         let n = blocks.geo.pages_per_block as f64;
         let mut best: Option<(f64, u32)> = None;
-        for b in full_blocks(plane, blocks) {
-            let valid = blocks.valid[b as usize] as f64;
-            let score = if valid >= n {
-                f64::INFINITY
-            } else {
-                let u = valid / n;
-                let age = (now.saturating_sub(blocks.last_change[b as usize]) + 1) as f64;
-                let erases = blocks.erase_count[b as usize] as f64 + 1.0;
-                u / (1.0 - u) / age * erases
-            };
+        for b in full_blocks(plane, blocks, eligible) {
+            // Candidates hold an invalid page, so u < 1.
+            let u = blocks.valid[b as usize] as f64 / n;
+            let age = (now.saturating_sub(blocks.last_change[b as usize]) + 1) as f64;
+            let erases = blocks.erase_count[b as usize] as f64 + 1.0;
+            let score = u / (1.0 - u) / age * erases;
             let better = match best {
                 None => true,
                 Some((s, old)) => score < s || (score == s && blocks.close_seq[b as usize] < blocks.close_seq[old as usize]),
@@ -99,9 +95,9 @@ pub struct RandomGreedy {
 }
 
 impl VictimSelector for RandomGreedy {
-    fn select(&mut self, plane: u32, blocks: &BlockManager, _now: Time) -> Option<u32> {
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, _now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
         self.scratch.clear();
-        self.scratch.extend(full_blocks(plane, blocks));
+        self.scratch.extend(full_blocks(plane, blocks, eligible));
         if self.scratch.is_empty() {
             return None;
         }

@@ -7,7 +7,13 @@ use crate::sim::Time;
 /// Which block of a plane GC cleans next.
 pub trait VictimSelector {
     /// A block of `plane` in state `Full`, or `None` if none is worth cleaning.
-    fn select(&mut self, plane: u32, blocks: &BlockManager, now: Time) -> Option<u32>;
+    fn select(&mut self, plane: u32, blocks: &BlockManager, now: Time) -> Option<u32> {
+        self.select_among(plane, blocks, now, &|_| true)
+    }
+
+    /// As [`Self::select`], among the blocks `eligible` accepts (a scheme that cleans some
+    /// blocks only when no other is worth it asks twice).
+    fn select_among(&mut self, plane: u32, blocks: &BlockManager, now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32>;
 }
 
 /// What the plane allocator may look at.

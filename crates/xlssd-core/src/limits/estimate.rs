@@ -24,6 +24,8 @@ pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 2;
 /// Preconditioning's slot lists (`ftl/precondition.rs`): a 32-bit slot per mapping unit of
 /// the planes filled together, freed after set-up.
 pub const PRECONDITION_SLOT_BYTES: u64 = 4;
+/// The placement handle of each logical page's data, while handles are offered.
+pub const HANDLE_BYTES_PER_UNIT: u64 = 1;
 /// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
 pub const PRECONDITION_PLANES: u64 = 16;
 
@@ -76,6 +78,9 @@ pub fn estimate(cfg: &Config) -> Estimate {
             }
         }
     }
+    if cfg.ftl.placement_handles > 0 {
+        parts.push(Part { name: "placement handle per logical page", bytes: c.logical_pages * HANDLE_BYTES_PER_UNIT });
+    }
     if cfg.precondition.occupancy > 0.0 {
         let units_per_plane = units / planes.max(1);
         let bytes = PRECONDITION_PLANES.min(planes) * units_per_plane * PRECONDITION_SLOT_BYTES;
@@ -122,6 +127,8 @@ mod tests {
             ("read-disturb block state", crate::techniques::redftl::BLOCK_BYTES.to_string()),
             ("read-disturb hotness per logical page", crate::techniques::redftl::LOGICAL_PAGE_BYTES.to_string()),
             ("redFTL page read statistics", crate::techniques::redftl::PAGE_READ_STAT_BYTES.to_string()),
+            ("data-separation state per logical page", crate::techniques::separation::LOGICAL_PAGE_BYTES.to_string()),
+            ("placement handle per logical page", HANDLE_BYTES_PER_UNIT.to_string()),
             ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
         ];
         let doc = documented();
@@ -141,6 +148,9 @@ mod tests {
         let mut names: Vec<&str> = estimate(&cfg).parts.iter().map(|p| p.name).collect();
         // Each technique's structures with a scheme of its own.
         cfg.scheme.name = "redftl-plus".into();
+        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
+        cfg.scheme.name = "ora".into();
+        cfg.ftl.placement_handles = 4;
         names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
         names.sort_unstable();
         names.dedup();

@@ -27,5 +27,7 @@ pub const BASELINE: SchemeInfo = SchemeInfo {
     table: None,
     keys: &[],
     streams: 1,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |_| Ok(Box::new(Baseline)),
 };

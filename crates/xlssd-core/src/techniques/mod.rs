@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod hooks;
 mod joined;
 pub mod redftl;
+pub mod separation;
 
 use std::collections::BTreeMap;
 
@@ -37,6 +38,12 @@ pub struct SchemeInfo {
     pub keys: &'static [&'static str],
     /// Host write streams it needs (each with an open block per plane).
     pub streams: u32,
+    /// Its cleaning hook still chooses victims by `gc.policy` (among blocks it prefers), so
+    /// that key stays the user's to set.
+    pub uses_gc_policy: bool,
+    /// Streams beyond `streams` that its table's values ask for (groups, buckets), given
+    /// the table as configured (keys it leaves out take their defaults).
+    pub extra_streams: fn(&serde_json::Value) -> u32,
     pub build: fn(&BuildCtx) -> Result<Box<dyn Technique>>,
 }
 
@@ -66,10 +73,15 @@ pub struct BuildCtx<'a> {
 
 /// Every scheme, baselines included.
 pub const SCHEMES: &[SchemeInfo] =
-    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS];
+    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA];
 
 /// Every technique table.
-pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE];
+pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE];
+
+/// For a scheme whose streams do not depend on its table.
+pub fn no_extra_streams(_table: &serde_json::Value) -> u32 {
+    0
+}
 
 /// Looks a scheme up by name.
 pub fn scheme(name: &str) -> Option<&'static SchemeInfo> {
@@ -140,7 +152,12 @@ impl SchemeConfig {
 
     /// Host write streams the schemes need.
     pub fn streams(&self) -> u32 {
-        self.parts().map(|p| p.iter().map(|s| s.streams).max().unwrap_or(1)).unwrap_or(1)
+        let null = serde_json::Value::Null;
+        let of = |s: &SchemeInfo| {
+            let table = s.table.and_then(|t| self.tables.get(t)).unwrap_or(&null);
+            s.streams + (s.extra_streams)(table)
+        };
+        self.parts().map(|p| p.iter().map(|s| of(s)).max().unwrap_or(1)).unwrap_or(1)
     }
 
     /// The section with every technique table the schemes use resolved to the keys they
@@ -359,7 +376,7 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus"]);
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora"]);
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

@@ -42,6 +42,8 @@ pub const DELTA_B: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &COMMON_KEYS,
     streams: 1,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| build(ctx, Variant::DeltaB),
 };
 
@@ -52,6 +54,8 @@ pub const VTH_B: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &["lba_ranges", "lba_ranges_file", "promote_after", "all_approx_wear"],
     streams: 3,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| build(ctx, Variant::VthB),
 };
 
@@ -75,6 +79,8 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
     // Room for the separate GC pool (the default); with `gc_pool = "ordinary"` its streams
     // stay closed.
     streams: POOLS * BlockKind::ALL.len() as u32,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| build(ctx, Variant::Approxftl),
 };
 

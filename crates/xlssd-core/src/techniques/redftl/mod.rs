@@ -35,6 +35,8 @@ pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &["reclaim_threshold", "reclaim_ahead_of_reads"],
     streams: 1,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| Ok(Box::new(ReadReclaim::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
 };
 
@@ -54,6 +56,8 @@ pub const REDFTL: SchemeInfo = SchemeInfo {
         "max_replica_share",
     ],
     streams: 1,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| {
         if ctx.cfg.mapping.unit_pages(ctx.geo.page_size) != 1 {
             return Err(crate::error::Error::Config {
@@ -72,6 +76,8 @@ pub const RRB: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &["reclaim_threshold", "reclaim_ahead_of_reads", "mode_program_time"],
     streams: modes::MODES as u32,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
 
@@ -86,6 +92,8 @@ pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &PLUS_KEYS,
     streams: modes::PLUS_STREAMS,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::Plus),
 };
 
@@ -96,6 +104,8 @@ pub const REDFTL_PLUSPLUS: SchemeInfo = SchemeInfo {
     table: Some(TABLE_NAME),
     keys: &PLUS_KEYS,
     streams: modes::PLUS_STREAMS,
+    uses_gc_policy: false,
+    extra_streams: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::PlusPlus),
 };
 
