@@ -22,7 +22,7 @@ use crate::config::{Config, WorkloadConfig};
 use crate::error::{printable, Error};
 use crate::host::synthetic::SyntheticSource;
 use crate::host::trace::{reader_for, reader_detected, MAX_ERROR_TEXT_CHARS};
-use crate::host::{scaled_arrival_ns, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
+use crate::host::{scaled_arrival_ns, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE};
 
 /// What trace errors call the fuzzed input.
 const TRACE_NAME: &str = "fuzz.trace";
@@ -76,6 +76,10 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
                 if format != TraceFormat::Mqsim {
                     assert!(!r.approx, "{format:?} has no approximate flag: {r:?}");
                 }
+                if !matches!(format, TraceFormat::Mqsim | TraceFormat::Msr) {
+                    assert!(r.context == 0 && r.handle.is_none(), "{format:?} has no context or handle: {r:?}");
+                }
+                assert!(r.handle.is_none_or(|h| h <= MAX_HANDLE), "{format:?}: a handle beyond {MAX_HANDLE}: {r:?}");
                 if let Some(scale) = time_scale {
                     let after = r.arrival_ns.saturating_sub(first);
                     let at = scaled_arrival_ns(after, scale);
@@ -105,7 +109,8 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
 /// open-loop arrival limits, and skipping bad lines) and with its format detected.
 ///
 /// Invariants: every request covers at least one sector and ends below 2^64 sectors; MSR
-/// arrivals are whole ticks; with a time scale, no arrival lies beyond the time limit; a
+/// arrivals are whole ticks; only MQSim and MSR carry program contexts and placement
+/// handles, and no handle exceeds [`MAX_HANDLE`]; with a time scale, no arrival lies beyond the time limit; a
 /// strict read that succeeds reads the same with bad lines skipped (skipping none); a read
 /// with the format detected reads exactly as a read with that format given; errors are
 /// trace errors naming a line of the input, or "no requests", with printable messages.
