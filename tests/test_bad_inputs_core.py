@@ -109,7 +109,7 @@ CASES = [
         files={"t.trace": "1 0 0 8 0\n2 0 8 8 \x1b[2J\n"}),
     Bad("bell-in-msr-line", trace("t.csv"), NO_ESC + r".*t\.csv:2: Type `\\x07Read` is neither",
         files={"t.csv": f"{HEADER}1,h,0,\x07Read,0,512,1\n"}),
-    # Program contexts and placement handles in trace columns.
+    # Program contexts and placement handles: trace columns and synthetic workload keys.
     Bad("mqsim-context-not-a-number", trace("t.trace"),
         r"t\.trace:2: context `ctx` is not a non-negative integer: `2 0 8 8 0 0 ctx`",
         files={"t.trace": "1 0 0 8 0 0 17 3\n2 0 8 8 0 0 ctx\n"}),
@@ -122,6 +122,14 @@ CASES = [
         files={"t.csv": f"{HEADER}1,h,0,Write,0,512,1,app,0\n"}),
     Bad("msr-handle-negative", trace("t.csv"), r"t\.csv:3: Handle `-1` is not a placement handle",
         files={"t.csv": f"{HEADER}1,h,0,Write,0,512,1,5,\n2,h,0,Write,0,512,1,5,-1\n"}),
+    Bad("more-contexts-than-slots", run(workload=("--workload", "n=20,contexts=100000")),
+        r"`workload\.contexts`: 100000 program contexts but only \d+ slots of 4096 bytes"),
+    Bad("contexts-beyond-the-limit", run(workload=("--workload", "n=20,contexts=2000000")),
+        r"`workload\.contexts`: value 2000000 is out of range: expected 0 \(none\) to 1048576"),
+    Bad("handles-beyond-16-bits", run(workload=("--workload", "n=20,handles=65536")),
+        r"`workload\.handles`: value 65536 is out of range: expected 0 \(none\) to 65535 placement handles"),
+    Bad("context-skew-zero", run("workload.context_skew=0"),
+        r"`workload\.context_skew`: value 0 is out of range: expected a finite number > 0"),
     Bad("escape-sequence-in-workload-spec", run(workload=("--workload", "rw=\x1b]0;title\x07")),
         NO_ESC + r".*`workload\.rw`: `\\x1b\]0;title\\x07` is not one of"),
     Bad("overlong-lba-ranges-file",
