@@ -22,7 +22,7 @@ use crate::config::{Config, WorkloadConfig};
 use crate::error::{printable, Error};
 use crate::host::synthetic::SyntheticSource;
 use crate::host::trace::{reader_for, reader_detected, MAX_ERROR_TEXT_CHARS};
-use crate::host::{scaled_arrival_ns, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
+use crate::host::{scaled_arrival_ns, Op, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE};
 
 /// What trace errors call the fuzzed input.
 const TRACE_NAME: &str = "fuzz.trace";
@@ -76,6 +76,10 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
                 if format != TraceFormat::Mqsim {
                     assert!(!r.approx, "{format:?} has no approximate flag: {r:?}");
                 }
+                if !matches!(format, TraceFormat::Mqsim | TraceFormat::Msr) {
+                    assert!(r.context == 0 && r.handle.is_none(), "{format:?} has no context or handle: {r:?}");
+                }
+                assert!(r.handle.is_none_or(|h| h <= MAX_HANDLE), "{format:?}: a handle beyond {MAX_HANDLE}: {r:?}");
                 if let Some(scale) = time_scale {
                     let after = r.arrival_ns.saturating_sub(first);
                     let at = scaled_arrival_ns(after, scale);
@@ -105,7 +109,8 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
 /// open-loop arrival limits, and skipping bad lines) and with its format detected.
 ///
 /// Invariants: every request covers at least one sector and ends below 2^64 sectors; MSR
-/// arrivals are whole ticks; with a time scale, no arrival lies beyond the time limit; a
+/// arrivals are whole ticks; only MQSim and MSR carry program contexts and placement
+/// handles, and no handle exceeds [`MAX_HANDLE`]; with a time scale, no arrival lies beyond the time limit; a
 /// strict read that succeeds reads the same with bad lines skipped (skipping none); a read
 /// with the format detected reads exactly as a read with that format given; errors are
 /// trace errors naming a line of the input, or "no requests", with printable messages.
@@ -159,8 +164,9 @@ pub fn trace(data: &[u8]) {
 ///
 /// Invariants: an accepted spec gives a workload that validates, survives a JSON round
 /// trip, is what the spec gives when applied to it again, and generates requests of at
-/// least one sector inside the device in non-decreasing arrival order; a refused spec is a
-/// config error on a `workload` key with a printable message.
+/// least one sector inside the device in non-decreasing arrival order, writes with a
+/// context of the workload's and a handle below its `handles`, reads with neither; a
+/// refused spec is a config error on a `workload` key with a printable message.
 pub fn workload_spec(data: &[u8]) {
     let spec = String::from_utf8_lossy(data);
     let base = WorkloadConfig::default();
@@ -186,7 +192,8 @@ pub fn workload_spec(data: &[u8]) {
     }
 }
 
-/// The first requests of `w` on a 64 GiB device are inside it and in arrival order.
+/// The first requests of `w` on a 64 GiB device are inside it and in arrival order, and
+/// carry contexts and handles as `w` says.
 fn check_synthetic(w: &WorkloadConfig) {
     let source = SyntheticSource::new(w, SYNTHETIC_SECTORS, 1).and_then(|s| s.with_time_scale(w, 1.0));
     let mut source = match source {
@@ -207,6 +214,9 @@ fn check_synthetic(w: &WorkloadConfig) {
         assert!(r.sectors >= 1, "a request of no sectors: {r:?}");
         assert!(r.lba + r.sectors as u64 <= SYNTHETIC_SECTORS, "a request beyond the device: {r:?}");
         assert!(r.arrival_ns >= last, "arrivals out of order: {r:?} after {last}");
+        let write = r.op == Op::Write;
+        assert!(if write { r.context <= w.contexts && (r.context > 0) == (w.contexts > 0) } else { r.context == 0 }, "context of {r:?}");
+        assert!(r.handle.is_some() == (write && w.handles > 0) && r.handle.is_none_or(|h| (h as u32) < w.handles), "handle of {r:?}");
         last = r.arrival_ns;
     }
 }

@@ -10,6 +10,10 @@
 //! starting with `maj,min`) are ignored. Discards (D), flushes and barriers without data
 //! (F, B) and requests without data (N) carry nothing the simulator models and are
 //! skipped; a flush with data (`FWFS 8 + 8`) is replayed as the write it carries.
+//!
+//! blkparse's output has no place for a program context or a placement handle (its fields
+//! are fixed, and the process name is not a context), so its requests carry neither:
+//! context 0 and no handle.
 
 use super::trace::{parse_u64, quote, LineParser};
 use super::{Op, Request};

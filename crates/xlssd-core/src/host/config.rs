@@ -98,9 +98,22 @@ pub struct WorkloadConfig {
     /// Fraction of the addressed slots whose data may be stored approximately; which
     /// slots is fixed by a hash of the slot, so an address keeps its tag.
     pub approx: f64,
+    /// Program contexts issuing the writes (seed 003 Ch. 5.2), numbered 1 to `contexts`;
+    /// 0: requests carry none. Each owns an equal contiguous share of the slots.
+    pub contexts: u32,
+    /// Zipf exponent of the share of writes each context issues (context 1 the most).
+    pub context_skew: f64,
+    /// Placement handles the writes name (0: none): a write of context `c` names
+    /// `(c - 1) % handles`, or handle 0 without contexts.
+    pub handles: u32,
     /// Seed of this workload; 0 derives it from the top-level seed.
     pub seed: u64,
 }
+
+/// The most program contexts a synthetic workload may have (2^20): real programs have tens
+/// (seed 003 Sec. 5.3: 48 to 89 that update data), and sequential workloads keep a cursor
+/// per context.
+pub const MAX_CONTEXTS: u32 = 1 << 20;
 
 impl Default for WorkloadConfig {
     fn default() -> Self {
@@ -116,6 +129,9 @@ impl Default for WorkloadConfig {
             hot_space: 0.2,
             interarrival_us: 0.0,
             approx: 0.0,
+            contexts: 0,
+            context_skew: 1.5,
+            handles: 0,
             seed: 0,
         }
     }
@@ -151,6 +167,17 @@ impl WorkloadConfig {
         fraction(&k("hot_fraction"), self.hot_fraction, false, false)?;
         fraction(&k("hot_space"), self.hot_space, true, false)?;
         fraction(&k("approx"), self.approx, false, false)?;
+        if self.contexts > MAX_CONTEXTS {
+            return Err(bad(&k("contexts"), self.contexts, &format!("0 (none) to {MAX_CONTEXTS} program contexts")));
+        }
+        positive_f64(&k("context_skew"), self.context_skew)?;
+        if self.handles > super::MAX_HANDLE as u32 + 1 {
+            return Err(bad(
+                &k("handles"),
+                self.handles,
+                &format!("0 (none) to {} placement handles (ids 0 to {})", super::MAX_HANDLE as u32 + 1, super::MAX_HANDLE),
+            ));
+        }
         if self.zipf > 0.0 && self.hot_fraction > 0.0 {
             return Err(Error::Config {
                 key: k("zipf"),

@@ -1,9 +1,9 @@
 //! Guessing a trace's format from its first lines, so that the common case needs no
 //! `--format`. Each line votes for the format whose shape it has; lines of no known shape
 //! (blkparse's summary, stray text) abstain. The shapes do not overlap: MSR lines are
-//! comma-separated with seven fields, SPC lines with five (or more) and an `r`/`w` fourth,
-//! blkparse lines start with a `maj,min` device (one comma) and MQSim lines have no commas
-//! at all.
+//! comma-separated with seven to nine fields and a `Read`/`Write` fourth, SPC lines with
+//! five (or more) and an `r`/`w` fourth, blkparse lines start with a `maj,min` device (one
+//! comma) and MQSim lines have no commas at all.
 
 use super::{blkparse, msr, spc, TraceFormat};
 
@@ -59,13 +59,14 @@ pub fn classify(line: &str) -> Option<TraceFormat> {
     (integers == 5).then_some(TraceFormat::Mqsim)
 }
 
-/// The header, or 7 comma-separated fields with a numeric timestamp and a Read/Write type.
+/// The header, or 7 to 9 comma-separated fields (the published seven, then a program
+/// context and a placement handle) with a numeric timestamp and a Read/Write type.
 fn looks_like_msr(line: &str) -> bool {
     if msr::is_header(line) {
         return true;
     }
     let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-    fields.len() == 7
+    (7..=9).contains(&fields.len())
         && fields[0].bytes().all(|b| b.is_ascii_digit())
         && !fields[0].is_empty()
         && (fields[3].eq_ignore_ascii_case("read") || fields[3].eq_ignore_ascii_case("write"))
@@ -93,6 +94,9 @@ mod tests {
             detect_format(&lines("128166372003061629,wdev,0,Read,1054081024,4096,1331")),
             Some(TraceFormat::Msr)
         );
+        // With a program context, and with a placement handle too.
+        assert_eq!(detect_format(&lines("1,wdev,0,Write,0,4096,1,17\n2,wdev,0,Write,0,4096,1,17,3")), Some(TraceFormat::Msr));
+        assert_eq!(detect_format(&lines("938513000 4 264719034 16 0 0 17 3")), Some(TraceFormat::Mqsim));
         assert_eq!(
             detect_format(&lines(
                 "  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [kjournald]\n  8,0    3        2     0.000001234  4162  G  WS 3417048 + 8 [kjournald]"

@@ -26,6 +26,11 @@ pub use crate::nand::SECTOR_BYTES;
 /// the device adds to it cannot overflow.
 pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
+/// The largest placement handle a request may carry. Handles are counted in 16 bits (at
+/// most 65,535 of them), so they run from 0 to 65534, whether a trace names them or the
+/// synthetic generator assigns them.
+pub const MAX_HANDLE: u16 = u16::MAX - 1;
+
 /// An arrival `after_first_ns` after the first request, scaled by `host.time_scale` and
 /// rounded as open-loop replay schedules it, or `None` beyond [`MAX_ARRIVAL_NS`].
 pub fn scaled_arrival_ns(after_first_ns: u64, time_scale: f64) -> Option<u64> {
@@ -58,7 +63,7 @@ pub struct Request {
     /// instruction counters on the call path to `write()`); 0 when the source has none.
     pub context: u32,
     /// The placement handle the host chose (NVMe Flexible Data Placement's reclaim unit
-    /// handle, or a multi-stream stream id), if any.
+    /// handle, or a multi-stream stream id), if any; at most [`MAX_HANDLE`].
     pub handle: Option<u16>,
 }
 
@@ -82,9 +87,11 @@ pub trait RequestSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TraceFormat {
-    /// `time_ns device lba_sectors size_sectors type` with type 0 = write, 1 = read.
+    /// `time_ns device lba_sectors size_sectors type [approx [context [handle]]]` with type
+    /// 0 = write, 1 = read.
     Mqsim,
-    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`,
+    /// optionally followed by `Context,Handle`.
     Msr,
     /// The text output of `blkparse`.
     Blkparse,

@@ -1,18 +1,27 @@
 //! MQSim's ASCII trace format: one request per line,
-//! `arrival_time_ns device_id start_lba_sectors size_sectors type` separated by whitespace,
-//! with type 0 = write and 1 = read. The device id is checked but not used: the simulator
-//! models one device, and requests of all devices are replayed onto it. An optional sixth
-//! field, 0 or 1, is the request's approximate flag (1 = the data may be stored
-//! approximately); fields after it are ignored.
+//! `arrival_time_ns device_id start_lba_sectors size_sectors type [approx [context [handle]]]`
+//! separated by whitespace, with type 0 = write and 1 = read. The device id is checked but
+//! not used: the simulator models one device, and requests of all devices are replayed onto
+//! it. Three optional fields follow, each needing the ones before it:
+//!
+//! - the sixth, 0 or 1, is the request's approximate flag (1 = the data may be stored
+//!   approximately);
+//! - the seventh is the program context that issued the request, an integer from 0 to
+//!   2^32 - 1 (0 or `-` = none);
+//! - the eighth is the request's placement handle, 0 to 65534
+//!   ([`MAX_HANDLE`](super::MAX_HANDLE); `-` = none).
+//!
+//! Fields after the eighth are ignored.
 //!
 //! This is the format of the largest traces, so parsing avoids allocation entirely on
 //! well-formed lines.
 
-use super::trace::{parse_u64, quote, LineParser};
+use super::trace::{parse_context, parse_handle, parse_u64, quote, LineParser};
 use super::{Op, Request};
 
 /// What a line must look like, repeated in every message about a short or long line.
-const EXPECTED: &str = "expected 5 fields: time_ns device lba_sectors size_sectors type (0=write, 1=read)";
+const EXPECTED: &str =
+    "expected 5 fields: time_ns device lba_sectors size_sectors type (0=write, 1=read), then optionally approx, context, handle";
 
 /// Parses MQSim trace lines; see the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -24,7 +33,7 @@ impl LineParser for MqsimParser {
     }
 }
 
-/// Parses one (non-empty, non-comment) line. Fields after the sixth are ignored, as some
+/// Parses one (non-empty, non-comment) line. Fields after the eighth are ignored, as some
 /// tools append columns of their own.
 pub fn parse(line: &str) -> Result<Request, String> {
     let mut fields = line.split_ascii_whitespace();
@@ -57,7 +66,9 @@ pub fn parse(line: &str) -> Result<Request, String> {
         Some("1") => true,
         Some(other) => return Err(format!("approximate flag `{}` is neither 0 (precise) nor 1 (approximate)", quote(other))),
     };
-    Ok(Request { arrival_ns, lba, sectors, op, approx, context: 0, handle: None })
+    let context = fields.next().map_or(Ok(0), |f| parse_context(f, "context"))?;
+    let handle = fields.next().map_or(Ok(None), |f| parse_handle(f, "handle"))?;
+    Ok(Request { arrival_ns, lba, sectors, op, approx, context, handle })
 }
 
 #[cfg(test)]
@@ -68,16 +79,45 @@ mod tests {
 
     #[test]
     fn converts_fields() {
-        let (reqs, skipped) =
-            read_all(Mqsim, "938513000 4 264719034 16 0\n11413000\t0  657728 64 1 1 extra cols\n", false).unwrap();
+        let text = "938513000 4 264719034 16 0\n\
+                    11413000\t0  657728 64 1 1\n\
+                    5 0 8 8 0 0 4294967295\n\
+                    6 0 8 8 0 1 17 65534 extra cols\n\
+                    7 0 8 8 0 0 - 0\n\
+                    8 0 8 8 1 0 3 -\n";
+        let (reqs, skipped) = read_all(Mqsim, text, false).unwrap();
         assert_eq!(skipped, 0);
+        let req = |arrival_ns, lba, sectors, op, approx, context, handle| Request { arrival_ns, lba, sectors, op, approx, context, handle };
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 938513000, lba: 264719034, sectors: 16, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 11413000, lba: 657728, sectors: 64, op: Op::Read, approx: true, context: 0, handle: None },
+                req(938513000, 264719034, 16, Op::Write, false, 0, None),
+                req(11413000, 657728, 64, Op::Read, true, 0, None),
+                req(5, 8, 8, Op::Write, false, u32::MAX, None),
+                req(6, 8, 8, Op::Write, true, 17, Some(65534)),
+                req(7, 8, 8, Op::Write, false, 0, Some(0)),
+                req(8, 8, 8, Op::Read, false, 3, None),
             ]
         );
+    }
+
+    #[test]
+    fn written_lines_read_back_as_the_same_requests() {
+        // A line as a tool writing this format would write each request, all eight fields.
+        let write = |r: &Request| {
+            let handle = r.handle.map_or("-".to_string(), |h| h.to_string());
+            let kind = if r.op == Op::Write { 0 } else { 1 };
+            format!("{} 0 {} {} {kind} {} {} {handle}\n", r.arrival_ns, r.lba, r.sectors, u8::from(r.approx), r.context)
+        };
+        let mut reqs = Vec::new();
+        for i in 0..500u64 {
+            let op = if i % 3 == 0 { Op::Read } else { Op::Write };
+            let context = [0, 1, 77, u32::MAX][i as usize % 4];
+            let handle = [None, Some(0), Some(9), Some(crate::host::MAX_HANDLE)][i as usize / 4 % 4];
+            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: i % 5 == 0, context, handle });
+        }
+        let text: String = reqs.iter().map(write).collect();
+        assert_eq!(read_all(Mqsim, &text, false).unwrap(), (reqs, 0));
     }
 
     #[test]
@@ -97,6 +137,14 @@ mod tests {
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 R\n"), 2, "R", "neither 0 (write) nor 1 (read)");
         assert_bad(Mqsim, &format!("{ok}1,0,5,8,1\n"), 2, "1,0,5,8,1", "expected 5 fields");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 yes\n"), 2, "yes", "approximate flag `yes`");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 ctx\n"), 2, "1 0 5 8 0 0 ctx", "context `ctx` is not a non-negative integer");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 -3\n"), 2, "-3", "context `-3` is not a non-negative integer");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 4294967296\n"), 2, "4294967296", "context `4294967296` is too large (at most 4294967295)");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 65535\n"), 2, "7 65535", "handle `65535` is not a placement handle: expected 0 to 65534");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 h1\n"), 2, "7 h1", "handle `h1` is not a placement handle");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 99999999999999999999\n"), 2, "9999", "handle `99999999999999999999` is not");
+        // A context without the approximate flag before it is read as that flag.
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 12\n"), 2, "12", "approximate flag `12`");
     }
 
     #[test]
@@ -139,7 +187,9 @@ mod tests {
         // behaviour (a million lines should take well under a second even unoptimised).
         let mut text = String::new();
         for i in 0..200_000u64 {
-            text.push_str(&format!("{} 1 {} 16 {}\n", i * 1000, i * 16, i & 1));
+            text.push_str(&format!("{} 1 {} 16 {}", i * 1000, i * 16, i & 1));
+            // Half the lines with every optional field.
+            text.push_str(if i % 2 == 0 { "\n" } else { " 0 42 3\n" });
         }
         let start = std::time::Instant::now();
         let (reqs, _) = read_all(Mqsim, &text, false).unwrap();

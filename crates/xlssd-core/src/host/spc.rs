@@ -7,6 +7,9 @@
 //! from the start of the trace, with a decimal fraction. Requests of all ASUs are replayed
 //! onto one device at their own LBAs. A size that is not a multiple of 512 covers the
 //! sectors it overlaps. Fields after the fifth are ignored (some copies carry more).
+//!
+//! The format has no program context or placement handle (the ASU names a storage unit,
+//! not a program), so its requests carry neither: context 0 and no handle.
 
 use super::blkparse::seconds_to_ns;
 use super::trace::{parse_u64, quote, LineParser};

@@ -8,8 +8,23 @@ use super::trace::quote;
 use crate::error::{Error, Result};
 
 /// Every key a spec may set, in the order messages list them.
-pub const KEYS: &[&str] =
-    &["rw", "bs", "n", "iodepth", "rwmixread", "span", "zipf", "hot_fraction", "hot_space", "interarrival_us", "approx", "seed"];
+pub const KEYS: &[&str] = &[
+    "rw",
+    "bs",
+    "n",
+    "iodepth",
+    "rwmixread",
+    "span",
+    "zipf",
+    "hot_fraction",
+    "hot_space",
+    "interarrival_us",
+    "approx",
+    "contexts",
+    "context_skew",
+    "handles",
+    "seed",
+];
 
 impl WorkloadConfig {
     /// `spec` (comma-separated `key=value` items, see [`KEYS`]) applied over `base`, then
@@ -46,6 +61,17 @@ impl WorkloadConfig {
                         .and_then(|v| u32::try_from(v).ok())
                         .ok_or_else(|| bad("an integer from 0 (open loop) to 4294967295"))?
                 }
+                "contexts" => {
+                    cfg.contexts = parse_uint(value)
+                        .and_then(|v| u32::try_from(v).ok())
+                        .ok_or_else(|| bad("a number of program contexts (an integer, 0 = none)"))?
+                }
+                "handles" => {
+                    cfg.handles = parse_uint(value)
+                        .and_then(|v| u32::try_from(v).ok())
+                        .ok_or_else(|| bad("a number of placement handles (an integer, 0 = none)"))?
+                }
+                "context_skew" => cfg.context_skew = parse_float(value).ok_or_else(|| bad("a number > 0"))?,
                 "seed" => cfg.seed = parse_uint(value).ok_or_else(|| bad("a non-negative integer"))?,
                 "rwmixread" => cfg.rwmixread = parse_float(value).ok_or_else(|| bad("a percentage in [0, 100]"))?,
                 "span" => cfg.span = parse_float(value).ok_or_else(|| bad("a fraction in (0, 1]"))?,
@@ -173,6 +199,11 @@ mod tests {
         assert_eq!((cfg.rwmixread, cfg.span, cfg.zipf), (70.0, 0.5, 1.1));
         assert_eq!((cfg.hot_fraction, cfg.hot_space, cfg.interarrival_us, cfg.seed), (0.0, 0.2, 10.0, 7));
 
+        let cfg = spec("rw=randwrite,contexts=64,context_skew=1.2,handles=4,approx=0.5").unwrap();
+        assert_eq!((cfg.contexts, cfg.context_skew, cfg.handles, cfg.approx), (64, 1.2, 4, 0.5));
+        let defaults = spec("").unwrap();
+        assert_eq!((defaults.contexts, defaults.context_skew, defaults.handles), (0, 1.5, 0));
+
         let base = WorkloadConfig { n: 5, seed: 3, ..WorkloadConfig::default() };
         let cfg = WorkloadConfig::from_spec("rw=read", &base).unwrap();
         assert_eq!((cfg.rw, cfg.n, cfg.seed), (RwMode::Read, 5, 3));
@@ -254,7 +285,7 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_key_and_what_was_expected() {
-        for (s, key, expected) in [
+        assert_errors(&[
             ("rw=random", "workload.rw", "randwrite"),
             ("bs=4x", "workload.bs", "suffixes k, m, g"),
             ("iodepth=-1", "workload.iodepth", "from 0"),
@@ -263,7 +294,18 @@ mod tests {
             ("zipf=nan", "workload.zipf", ">= 0"),
             ("rwmixread=inf", "workload.rwmixread", "percentage"),
             ("seed=x", "workload.seed", "integer"),
-        ] {
+            ("contexts=-1", "workload.contexts", "program contexts"),
+            ("contexts=4294967296", "workload.contexts", "an integer, 0 = none"),
+            ("contexts=8.5", "workload.contexts", "program contexts"),
+            ("handles=two", "workload.handles", "placement handles"),
+            ("handles=99999999999", "workload.handles", "an integer, 0 = none"),
+            ("context_skew=inf", "workload.context_skew", "a number > 0"),
+        ]);
+    }
+
+    /// Asserts that each spec fails on its key with a message containing the expected text.
+    fn assert_errors(cases: &[(&str, &str, &str)]) {
+        for &(s, key, expected) in cases {
             let (k, message) = err_key(s);
             assert_eq!(k, key, "{s}");
             assert!(message.contains(expected), "{s}: {message}");
@@ -278,5 +320,13 @@ mod tests {
         assert_eq!(err_key("iodepth=0").0, "workload.iodepth");
         assert_eq!(err_key("zipf=1.1,hot_fraction=0.8").0, "workload.zipf");
         assert!(spec("iodepth=0,interarrival_us=5").is_ok());
+        // In range for their type, out of range for the workload.
+        assert_errors(&[
+            ("contexts=1048577", "workload.contexts", "value 1048577 is out of range: expected 0 (none) to 1048576 program contexts"),
+            ("context_skew=0", "workload.context_skew", "value 0 is out of range: expected a finite number > 0"),
+            ("context_skew=-1.5", "workload.context_skew", "value -1.5 is out of range"),
+            ("handles=65536", "workload.handles", "value 65536 is out of range: expected 0 (none) to 65535 placement handles (ids 0 to 65534)"),
+        ]);
+        assert!(spec("contexts=1048576,handles=65535,context_skew=1e-9").is_ok());
     }
 }

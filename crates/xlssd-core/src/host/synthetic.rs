@@ -3,7 +3,10 @@
 //! fly, so a run of any length needs constant memory.
 //!
 //! Everything is drawn from one seeded Xoshiro256++ stream in a fixed order (op, address,
-//! arrival gap), so a seed always reproduces the same requests.
+//! arrival gap), so a seed always reproduces the same requests. With program contexts
+//! (`workload.contexts`), which context issues a write is drawn from a second stream
+//! derived from the same seed, so that a workload without contexts draws exactly what it
+//! drew before contexts existed.
 
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp1, Zipf};
@@ -12,6 +15,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::{Op, Request, RequestSource, MAX_ARRIVAL_NS, SECTOR_BYTES};
 use super::config::{RwMode, WorkloadConfig};
 use crate::error::{Error, Result};
+
+/// Tells the context stream's seed from the workload's own ("context" in ASCII).
+const CONTEXT_STREAM: u64 = 0x63_6f6e_7465_7874;
 
 /// Requests described by a [`WorkloadConfig`]. The addressed space is cut into `bs`-sized,
 /// `bs`-aligned slots covering the first `span` of the logical space; every request is one
@@ -34,6 +40,10 @@ pub struct SyntheticSource {
     /// Slots whose hash falls below this are approximate.
     approx: f64,
     approx_salt: u64,
+    /// The program contexts issuing writes, if any.
+    contexts: Option<Contexts>,
+    /// Placement handles the writes name (0: none).
+    handles: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -44,28 +54,104 @@ enum OpMix {
     Mixed(f64),
 }
 
+/// The address law: how a slot is chosen in a range of slots (the span, or a program
+/// context's share of it).
 enum SlotPicker {
+    /// The next slot after the range's cursor, wrapping at its end.
     Sequential,
     Uniform,
-    /// Popularity rank drawn from Zipf, then scattered over the span.
-    Zipf {
-        dist: Zipf<f64>,
-        scatter: Scatter,
-    },
-    /// `fraction` of requests go to slots `0..hot`, the rest to `hot..slots`.
+    /// Popularity rank drawn from Zipf, then scattered over the range: one law per range
+    /// length in use (the span's, and the one or two lengths of the contexts' shares).
+    Zipf(Vec<Ranks>),
+    /// `fraction` of requests go to the range's first `hot_space` (at least one slot),
+    /// the rest to the others.
     HotCold {
-        hot: u64,
+        hot_space: f64,
         fraction: f64,
     },
+}
+
+/// A Zipf law of popularity over a range of `len` slots, its ranks scattered over the range.
+struct Ranks {
+    len: u64,
+    dist: Zipf<f64>,
+    scatter: Scatter,
+}
+
+impl Ranks {
+    fn new(len: u64, exponent: f64, offset: u64) -> Result<Ranks> {
+        let dist = Zipf::new(len, exponent)
+            .map_err(|e| Error::Config { key: "workload.zipf".into(), message: format!("{exponent}: {e}") })?;
+        Ok(Ranks { len, dist, scatter: Scatter::new(len, offset) })
+    }
+
+    fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        // Ranks are 1..=len as floats; clamp against rounding for huge ranges.
+        let rank = (self.dist.sample(rng) as u64).saturating_sub(1).min(self.len - 1);
+        self.scatter.map(rank)
+    }
+}
+
+impl SlotPicker {
+    /// A slot of a range of `len` slots, as an offset from the range's start; `cursor` is
+    /// the range's sequential position.
+    fn draw(&self, rng: &mut Xoshiro256PlusPlus, len: u64, cursor: &mut u64) -> u64 {
+        match self {
+            SlotPicker::Sequential => {
+                let slot = *cursor;
+                *cursor = if slot + 1 >= len { 0 } else { slot + 1 };
+                slot
+            }
+            SlotPicker::Uniform => rng.gen_range(0..len),
+            SlotPicker::Zipf(laws) => {
+                laws.iter().find(|r| r.len == len).expect("a Zipf law for the span and each share length").draw(rng)
+            }
+            SlotPicker::HotCold { hot_space, fraction } => {
+                let hot = ((hot_space * len as f64).floor() as u64).clamp(1, len);
+                if hot >= len || rng.gen::<f64>() < *fraction {
+                    rng.gen_range(0..hot)
+                } else {
+                    rng.gen_range(hot..len)
+                }
+            }
+        }
+    }
+}
+
+/// The program contexts of a workload: context `c` (1 to `count`) issues writes with
+/// probability proportional to `c^-skew` (a Zipf law, drawn from a stream of its own) and
+/// writes only to its share of the slots, slots `floor((c-1)·slots/count)` to
+/// `floor(c·slots/count)` (exclusive).
+struct Contexts {
+    rng: Xoshiro256PlusPlus,
+    count: u32,
+    law: Zipf<f64>,
+    /// Sequential address laws: each context's position in its share; empty otherwise.
+    cursors: Vec<u64>,
+}
+
+impl Contexts {
+    /// The context of the next write.
+    fn draw(&mut self) -> u32 {
+        // Ranks are 1..=count as floats; clamp against rounding.
+        (self.law.sample(&mut self.rng) as u64).clamp(1, self.count as u64) as u32
+    }
+}
+
+/// The first slot and the number of slots of context `c`'s share (1 <= c <= count <= slots).
+fn share(slots: u64, count: u32, c: u32) -> (u64, u64) {
+    let bound = |i: u32| (slots as u128 * i as u128 / count as u128) as u64;
+    (bound(c - 1), bound(c) - bound(c - 1))
 }
 
 impl SyntheticSource {
     /// A generator for `cfg` over a device of `logical_sectors` sectors. `seed` is used
     /// when `cfg.seed` is 0 (so the top-level seed reaches workloads that do not set one).
     ///
-    /// Errors: an invalid `cfg` (as [`WorkloadConfig::validate`] reports it), or a span
-    /// too small to hold one request (`workload.span`, or `workload.bs` if even the whole
-    /// device is smaller than one request).
+    /// Errors: an invalid `cfg` (as [`WorkloadConfig::validate`] reports it), a span too
+    /// small to hold one request (`workload.span`, or `workload.bs` if even the whole
+    /// device is smaller than one request), or more program contexts than slots
+    /// (`workload.contexts`).
     pub fn new(cfg: &WorkloadConfig, logical_sectors: u64, seed: u64) -> Result<Self> {
         cfg.validate("workload")?;
         let slot_sectors = u32::try_from(cfg.bs / SECTOR_BYTES).map_err(|_| Error::Config {
@@ -92,6 +178,16 @@ impl SyntheticSource {
                 ),
             });
         }
+        if cfg.contexts as u64 > slots {
+            return Err(Error::Config {
+                key: "workload.contexts".into(),
+                message: format!(
+                    "{} program contexts but only {slots} slots of {} bytes in the span; each context needs a slot of its own \
+                     (fewer contexts, or a larger workload.span or smaller workload.bs)",
+                    cfg.contexts, cfg.bs
+                ),
+            });
+        }
 
         let seed = if cfg.seed != 0 { cfg.seed } else { seed };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -99,12 +195,20 @@ impl SyntheticSource {
         let picker = if !random {
             SlotPicker::Sequential
         } else if cfg.zipf > 0.0 {
-            let dist = Zipf::new(slots, cfg.zipf)
-                .map_err(|e| Error::Config { key: "workload.zipf".into(), message: format!("{}: {e}", cfg.zipf) })?;
-            SlotPicker::Zipf { dist, scatter: Scatter::new(slots, rng.gen_range(0..slots)) }
+            // Every range's ranks are scattered by the one offset drawn for the span's.
+            let offset = rng.gen_range(0..slots);
+            let mut laws = vec![Ranks::new(slots, cfg.zipf, offset)?];
+            if cfg.contexts > 0 {
+                // Shares are floor(slots / contexts) or one more slots long.
+                for len in [slots / cfg.contexts as u64, slots.div_ceil(cfg.contexts as u64)] {
+                    if !laws.iter().any(|r| r.len == len) {
+                        laws.push(Ranks::new(len, cfg.zipf, offset)?);
+                    }
+                }
+            }
+            SlotPicker::Zipf(laws)
         } else if cfg.hot_fraction > 0.0 {
-            let hot = ((cfg.hot_space * slots as f64).floor() as u64).clamp(1, slots);
-            SlotPicker::HotCold { hot, fraction: cfg.hot_fraction }
+            SlotPicker::HotCold { hot_space: cfg.hot_space, fraction: cfg.hot_fraction }
         } else {
             SlotPicker::Uniform
         };
@@ -112,6 +216,21 @@ impl SyntheticSource {
             RwMode::Read | RwMode::Randread => OpMix::Reads,
             RwMode::Write | RwMode::Randwrite => OpMix::Writes,
             RwMode::Rw | RwMode::Randrw => OpMix::Mixed(cfg.rwmixread / 100.0),
+        };
+        let contexts = if cfg.contexts == 0 {
+            None
+        } else {
+            let law = Zipf::new(cfg.contexts as u64, cfg.context_skew).map_err(|e| Error::Config {
+                key: "workload.context_skew".into(),
+                message: format!("{}: {e}", cfg.context_skew),
+            })?;
+            let cursors = if random { Vec::new() } else { vec![0; cfg.contexts as usize] };
+            Some(Contexts {
+                rng: Xoshiro256PlusPlus::seed_from_u64(crate::sim::stream_seed(seed, CONTEXT_STREAM)),
+                count: cfg.contexts,
+                law,
+                cursors,
+            })
         };
         Ok(SyntheticSource {
             rng,
@@ -127,6 +246,8 @@ impl SyntheticSource {
             iodepth: cfg.iodepth,
             approx: cfg.approx,
             approx_salt: seed,
+            contexts,
+            handles: cfg.handles,
         })
     }
 
@@ -157,29 +278,29 @@ impl SyntheticSource {
         }
     }
 
-    fn next_slot(&mut self) -> u64 {
-        let slots = self.slots;
-        match &self.picker {
-            SlotPicker::Sequential => {
-                let slot = self.cursor;
-                self.cursor = if slot + 1 >= slots { 0 } else { slot + 1 };
-                slot
+    /// The slot of a request of `op` and its program context (0 for none): a write of a
+    /// workload with contexts goes to a slot of its context's share, chosen by the address
+    /// law within the share; every other request to a slot of the whole span.
+    fn next_slot(&mut self, op: Op) -> (u64, u32) {
+        match (&mut self.contexts, op) {
+            (Some(contexts), Op::Write) => {
+                let c = contexts.draw();
+                let (first, len) = share(self.slots, contexts.count, c);
+                let mut unused = 0;
+                let cursor = contexts.cursors.get_mut(c as usize - 1).unwrap_or(&mut unused);
+                (first + self.picker.draw(&mut self.rng, len, cursor), c)
             }
-            SlotPicker::Uniform => self.rng.gen_range(0..slots),
-            SlotPicker::Zipf { dist, scatter } => {
-                // Ranks are 1..=slots as floats; clamp against rounding for huge spans.
-                let rank = (dist.sample(&mut self.rng) as u64).saturating_sub(1).min(slots - 1);
-                scatter.map(rank)
-            }
-            SlotPicker::HotCold { hot, fraction } => {
-                let (hot, fraction) = (*hot, *fraction);
-                if hot >= slots || self.rng.gen::<f64>() < fraction {
-                    self.rng.gen_range(0..hot)
-                } else {
-                    self.rng.gen_range(hot..slots)
-                }
-            }
+            _ => (self.picker.draw(&mut self.rng, self.slots, &mut self.cursor), 0),
         }
+    }
+
+    /// The placement handle a request of `op` from `context` names.
+    fn handle(&self, op: Op, context: u32) -> Option<u16> {
+        if op != Op::Write || self.handles == 0 {
+            return None;
+        }
+        // At most MAX_HANDLE: `handles` is at most MAX_HANDLE + 1 (validated).
+        Some((context.saturating_sub(1) % self.handles) as u16)
     }
 }
 
@@ -190,7 +311,7 @@ impl RequestSource for SyntheticSource {
         }
         self.remaining -= 1;
         let op = self.next_op();
-        let slot = self.next_slot();
+        let (slot, context) = self.next_slot(op);
         let arrival_ns = match self.mean_gap_ns {
             None => 0,
             Some(mean) => {
@@ -214,7 +335,8 @@ impl RequestSource for SyntheticSource {
             }
         };
         let approx = self.approx > 0.0 && unit_hash(slot ^ self.approx_salt) < self.approx;
-        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context: 0, handle: None }))
+        let handle = self.handle(op, context);
+        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context, handle }))
     }
 
     fn name(&self) -> &str {
@@ -269,6 +391,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::config::MAX_CONTEXTS;
 
     fn cfg(rw: RwMode) -> WorkloadConfig {
         WorkloadConfig { rw, bs: 4096, n: 1000, iodepth: 8, ..WorkloadConfig::default() }
@@ -456,6 +579,214 @@ mod tests {
         };
         assert!(n > 100 && n < 1000, "{n}");
         assert!(matches!(err, Error::Config { ref key, .. } if key == "workload.interarrival_us"), "{err:?}");
+    }
+
+    /// FNV-1a over every field of `reqs`: a fingerprint that, unlike the standard
+    /// library's hasher, stays the same across Rust releases.
+    fn fingerprint(reqs: &[Request]) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for r in reqs {
+            let handle = r.handle.map_or(u64::MAX, u64::from);
+            let fields = [r.arrival_ns, r.lba, r.sectors as u64, (r.op == Op::Read) as u64, r.approx as u64, r.context as u64, handle];
+            for byte in fields.iter().flat_map(|f| f.to_le_bytes()) {
+                h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn without_contexts_the_requests_are_those_recorded_before_contexts_existed() {
+        // Fingerprints of the first 1,000 requests, recorded with the generator as it was
+        // before program contexts and handles (commit 1776167): a workload without them
+        // must draw exactly the same requests, or every recorded report would change.
+        let base = WorkloadConfig { n: 1000, ..WorkloadConfig::default() };
+        let cases = [
+            ("uniform", WorkloadConfig { rw: RwMode::Randrw, ..base.clone() }, 0xd321_8281_8c86_fd67),
+            ("zipf", WorkloadConfig { rw: RwMode::Randwrite, zipf: 1.1, ..base.clone() }, 0xa129_466a_3788_4fca),
+            ("hot-cold", WorkloadConfig { rw: RwMode::Randrw, hot_fraction: 0.8, rwmixread: 30.0, ..base.clone() }, 0xd4fb_b8f5_7b47_959a),
+            ("sequential", WorkloadConfig { rw: RwMode::Rw, span: 0.01, ..base.clone() }, 0x6f9a_63e0_9159_4099),
+            ("open-loop", WorkloadConfig { iodepth: 0, interarrival_us: 10.0, approx: 0.3, ..base.clone() }, 0x3bc4_87c7_231f_5165),
+        ];
+        let got: Vec<(&str, u64)> = cases.iter().map(|(name, c, _)| (*name, fingerprint(&all(c, 1 << 20, 7)))).collect();
+        let want: Vec<(&str, u64)> = cases.iter().map(|(name, _, want)| (*name, *want)).collect();
+        assert_eq!(got, want, "fingerprints {got:x?}");
+    }
+
+    /// The share of writes the `top` most popular of `contexts` contexts issue under a Zipf
+    /// law of exponent `skew`, from the law's formula.
+    fn zipf_top_share(contexts: u32, skew: f64, top: u32) -> f64 {
+        let weight = |k: u32| (k as f64).powf(-skew);
+        (1..=top).map(weight).sum::<f64>() / (1..=contexts).map(weight).sum::<f64>()
+    }
+
+    /// The share of context `c` of `contexts` over `slots` slots, as a range of slots.
+    fn share_of(slots: u64, contexts: u64, c: u32) -> std::ops::Range<u64> {
+        (c as u64 - 1) * slots / contexts..c as u64 * slots / contexts
+    }
+
+    #[test]
+    fn contexts_issue_writes_by_their_zipf_law() {
+        let c = WorkloadConfig { contexts: 64, n: 200_000, ..cfg(RwMode::Randrw) };
+        let reqs = all(&c, 1 << 20, 11);
+        let mut writes = vec![0u64; 65];
+        for r in &reqs {
+            match r.op {
+                Op::Write => writes[r.context as usize] += 1,
+                Op::Read => assert_eq!((r.context, r.handle), (0, None), "{r:?}"),
+            }
+        }
+        assert_eq!(writes[0], 0, "every write has a context");
+        let total = writes.iter().sum::<u64>() as f64;
+        assert!(total > 50_000.0, "{total}");
+        let mut by_count = writes[1..].to_vec();
+        by_count.sort_unstable_by(|a, b| b.cmp(a));
+        let top5 = by_count[..5].iter().sum::<u64>() as f64 / total;
+        // The docs' figure: with 64 contexts and 1.5, the top five issue about 75%.
+        let want = zipf_top_share(64, 1.5, 5);
+        assert!((want - 0.745).abs() < 0.001, "{want}");
+        assert!((top5 - want).abs() < 0.01, "top five issue {top5}, the law says {want}");
+        // Context 1 is the most popular, with the law's share.
+        let first = writes[1] as f64 / total;
+        assert!((first - zipf_top_share(64, 1.5, 1)).abs() < 0.01, "{first}");
+        // A flatter law spreads the writes.
+        let flat = WorkloadConfig { context_skew: 0.5, n: 50_000, ..c.clone() };
+        let mut writes = vec![0u64; 65];
+        for r in all(&flat, 1 << 20, 11).iter().filter(|r| r.op == Op::Write) {
+            writes[r.context as usize] += 1;
+        }
+        writes.sort_unstable_by(|a, b| b.cmp(a));
+        let top5 = writes[..5].iter().sum::<u64>() as f64 / writes.iter().sum::<u64>() as f64;
+        assert!((top5 - zipf_top_share(64, 0.5, 5)).abs() < 0.02, "{top5}");
+    }
+
+    #[test]
+    fn each_context_writes_only_its_share_by_the_address_law() {
+        let logical = 8000; // 1000 slots of 8 sectors: shares of 142 and 143 slots
+        for (rw, zipf, hot_fraction) in [
+            (RwMode::Randrw, 0.0, 0.0),
+            (RwMode::Randwrite, 1.1, 0.0),
+            (RwMode::Randwrite, 0.0, 0.9),
+            (RwMode::Rw, 0.0, 0.0),
+            (RwMode::Write, 0.0, 0.0),
+        ] {
+            let c = WorkloadConfig { contexts: 7, zipf, hot_fraction, hot_space: 0.1, n: 50_000, ..cfg(rw) };
+            let reqs = all(&c, logical, 3);
+            let mut by_context: Vec<Vec<u64>> = vec![Vec::new(); 8];
+            for r in &reqs {
+                let slot = r.lba / 8;
+                assert!(slot < 1000, "{r:?}");
+                if r.op == Op::Write {
+                    assert!((1..=7).contains(&r.context), "{r:?}");
+                    assert!(share_of(1000, 7, r.context).contains(&slot), "{rw:?}: {r:?} outside its share");
+                    by_context[r.context as usize].push(slot);
+                }
+            }
+            for (ctx, slots) in by_context.iter().enumerate().skip(1) {
+                let share = share_of(1000, 7, ctx as u32);
+                assert!(!slots.is_empty(), "{rw:?}: context {ctx} never writes");
+                match (rw, zipf > 0.0, hot_fraction > 0.0) {
+                    (RwMode::Rw | RwMode::Write, _, _) => {
+                        // Sequential: each context walks its own share and wraps at its end.
+                        let walk: Vec<u64> = share.clone().cycle().take(slots.len()).collect();
+                        assert_eq!(slots, &walk, "{rw:?}: context {ctx}");
+                    }
+                    (_, true, _) => {
+                        // Zipf within the share: a hot slot, not at the share's start.
+                        let mut counts = std::collections::HashMap::new();
+                        slots.iter().for_each(|s| *counts.entry(*s).or_insert(0u64) += 1);
+                        let top = counts.values().max().copied().unwrap_or(0);
+                        assert!(top * 10 > slots.len() as u64, "{rw:?}: context {ctx}: hottest slot {top} of {}", slots.len());
+                    }
+                    (_, _, true) => {
+                        // Hot/cold within the share: its first tenth takes about 90%.
+                        let hot_end = share.start + (0.1 * (share.end - share.start) as f64).floor() as u64;
+                        let hot = slots.iter().filter(|&&s| s < hot_end).count() as f64 / slots.len() as f64;
+                        assert!((hot - 0.9).abs() < 0.05, "{rw:?}: context {ctx}: {hot}");
+                    }
+                    _ => {
+                        // Uniform within the share: more than 100 of its slots are written.
+                        let distinct: std::collections::HashSet<_> = slots.iter().collect();
+                        assert!(distinct.len() > 100 || slots.len() < 300, "{rw:?}: context {ctx}: {}", distinct.len());
+                    }
+                }
+            }
+            // Reads keep the whole span: uniform reads reach slots of every share.
+            if rw == RwMode::Randrw {
+                let read_slots: std::collections::HashSet<u64> =
+                    reqs.iter().filter(|r| r.op == Op::Read).map(|r| r.lba / 8).collect();
+                assert!(read_slots.len() > 900, "{}", read_slots.len());
+            }
+            // Sequential reads walk the whole span on a cursor of their own.
+            if rw == RwMode::Rw {
+                let reads: Vec<u64> = reqs.iter().filter(|r| r.op == Op::Read).map(|r| r.lba / 8).collect();
+                let walk: Vec<u64> = (0..1000).cycle().take(reads.len()).collect();
+                assert_eq!(reads, walk);
+            }
+        }
+    }
+
+    #[test]
+    fn handles_follow_the_context() {
+        let c = WorkloadConfig { contexts: 10, handles: 4, n: 5000, ..cfg(RwMode::Randrw) };
+        let reqs = all(&c, 1 << 20, 2);
+        assert_eq!(reqs, all(&c, 1 << 20, 2), "the same seed gives the same contexts");
+        let mut handles_seen = std::collections::BTreeSet::new();
+        for r in &reqs {
+            match r.op {
+                Op::Write => {
+                    assert_eq!(r.handle, Some(((r.context - 1) % 4) as u16), "{r:?}");
+                    handles_seen.insert(r.handle);
+                }
+                Op::Read => assert_eq!(r.handle, None, "{r:?}"),
+            }
+        }
+        assert_eq!(handles_seen.len(), 4);
+        // Without contexts every write names handle 0.
+        let plain = WorkloadConfig { handles: 3, ..cfg(RwMode::Randrw) };
+        for r in all(&plain, 1 << 20, 2) {
+            assert_eq!(r.context, 0);
+            assert_eq!(r.handle, (r.op == Op::Write).then_some(0), "{r:?}");
+        }
+        // As many handles as ids allow: context c names c - 1.
+        let most = WorkloadConfig { contexts: 65_535, handles: 65_535, n: 2000, ..cfg(RwMode::Randwrite) };
+        for r in all(&most, 1 << 20, 2) {
+            assert_eq!(r.handle, Some((r.context - 1) as u16), "{r:?}");
+        }
+        // Without handles no request names one.
+        let none = WorkloadConfig { contexts: 10, ..cfg(RwMode::Randrw) };
+        assert!(all(&none, 1 << 20, 2).iter().all(|r| r.handle.is_none()));
+    }
+
+    #[test]
+    fn contexts_need_a_slot_each() {
+        // 80 sectors: 10 slots of 4 KiB.
+        let ten = WorkloadConfig { contexts: 10, n: 100, ..cfg(RwMode::Write) };
+        for r in all(&ten, 80, 1) {
+            assert_eq!(r.lba / 8, r.context as u64 - 1, "one slot per context: {r:?}");
+        }
+        let eleven = WorkloadConfig { contexts: 11, ..ten.clone() };
+        match SyntheticSource::new(&eleven, 80, 1) {
+            Err(Error::Config { key, message }) => {
+                assert_eq!(key, "workload.contexts");
+                assert!(message.contains("11 program contexts but only 10 slots of 4096 bytes"), "{message}");
+            }
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => panic!("accepted"),
+        }
+        // Errors of the keys themselves come from validation.
+        for (bad, key) in [
+            (WorkloadConfig { contexts: MAX_CONTEXTS + 1, ..ten.clone() }, "workload.contexts"),
+            (WorkloadConfig { context_skew: 0.0, ..ten.clone() }, "workload.context_skew"),
+            (WorkloadConfig { context_skew: f64::NAN, ..ten.clone() }, "workload.context_skew"),
+            (WorkloadConfig { handles: 65_536, ..ten.clone() }, "workload.handles"),
+        ] {
+            match SyntheticSource::new(&bad, 1 << 20, 1) {
+                Err(Error::Config { key: k, .. }) => assert_eq!(k, key),
+                Err(e) => panic!("{e:?}"),
+                Ok(_) => panic!("accepted {bad:?}"),
+            }
+        }
     }
 
     #[test]

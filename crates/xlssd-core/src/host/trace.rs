@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 
 use super::input::{open_input, read_error};
-use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS};
+use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE};
 use crate::error::{printable, Error, Result};
 
 /// A line longer than this ends the read with an error, even when bad lines are skipped:
@@ -188,6 +188,30 @@ pub fn parse_u64(field: &str, name: &str) -> Result<u64, String> {
             not_integer()
         }
     })
+}
+
+/// Parses a program context field (MQSim's seventh, MSR's eighth): an integer from 0 to
+/// 2^32 - 1, where 0, `-` and an empty field mean none (0). `name` is what messages call
+/// the field.
+pub fn parse_context(field: &str, name: &str) -> Result<u32, String> {
+    if field.is_empty() || field == "-" {
+        return Ok(0);
+    }
+    let context = parse_u64(field, name)?;
+    u32::try_from(context).map_err(|_| format!("{name} `{}` is too large (at most {})", quote(field), u32::MAX))
+}
+
+/// Parses a placement handle field (MQSim's eighth, MSR's ninth): an integer from 0 to
+/// [`MAX_HANDLE`], or `-` or an empty field for none. `name` is what messages call the
+/// field.
+pub fn parse_handle(field: &str, name: &str) -> Result<Option<u16>, String> {
+    if field.is_empty() || field == "-" {
+        return Ok(None);
+    }
+    match parse_u64(field, name) {
+        Ok(h) if h <= MAX_HANDLE as u64 => Ok(Some(h as u16)),
+        _ => Err(format!("{name} `{}` is not a placement handle: expected 0 to {MAX_HANDLE}, or - for none", quote(field))),
+    }
 }
 
 /// One trace format: turns a line (trimmed, non-empty, not a comment) into a request.
