@@ -149,3 +149,47 @@ fn the_gc_policy_stays_the_users_under_these_schemes() {
     let err = other.validate().unwrap_err().to_string();
     assert!(err.contains("gc.policy"), "{err}");
 }
+
+#[test]
+fn the_oracle_reads_a_trace_file_and_a_synthetic_workload_before_the_run() {
+    // A trace file with a program-context column (the MQSim format's 7th field).
+    let dir = std::env::temp_dir().join(format!("xlssd-ora-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ctx.trace");
+    let mut text = String::new();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    for i in 0..6000u64 {
+        let lpn = rng.gen_range(0..1500u64);
+        text.push_str(&format!("{} 0 {} 8 0 0 {}\n", i * 1000, lpn * SPP, 1 + lpn % 7));
+    }
+    std::fs::write(&path, text).unwrap();
+    let cfg = device("ora");
+    let workload = xlssd_core::Workload::Trace { path: path.display().to_string(), format: None, skip_bad_lines: false };
+    let rep = xlssd_core::simulate(&cfg, &workload, RunOptions { check: true, ..Default::default() }).unwrap();
+    let sep = report::of(&rep);
+    assert_eq!(sep.oracle_page_writes, 6000);
+    assert_eq!(rep.ftl.host_pages_written, 6000);
+    assert!(sep.blocks_opened.bucket > 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // The synthetic generator, opened twice with the same seed, gives the same writes.
+    let mut cfg = device("ora");
+    cfg.workload.n = 5000;
+    cfg.workload.rw = xlssd_core::config::RwMode::Randwrite;
+    cfg.workload.span = 0.6;
+    cfg.workload.contexts = 8;
+    let rep = xlssd_core::simulate(&cfg, &xlssd_core::Workload::Synthetic(cfg.workload.clone()), RunOptions::default()).unwrap();
+    assert_eq!(report::of(&rep).oracle_page_writes, rep.ftl.host_pages_written);
+}
+
+#[test]
+fn pds_groups_the_synthetic_generators_contexts() {
+    let mut cfg = device("pds");
+    cfg.workload.n = 8000;
+    cfg.workload.rw = xlssd_core::config::RwMode::Write;
+    cfg.workload.span = 0.5;
+    cfg.workload.contexts = 8;
+    let rep = xlssd_core::simulate(&cfg, &xlssd_core::Workload::Synthetic(cfg.workload.clone()), RunOptions { check: true, ..Default::default() }).unwrap();
+    let sep = report::of(&rep);
+    assert!(sep.update_groups >= 1 && sep.host_pages.update > 0, "{sep:?}");
+}
