@@ -29,6 +29,17 @@ def test_report_flattening_and_missing_keys():
         r["host.nothing"]
 
 
+def test_placement_handles_flatten_to_a_column_per_handle():
+    cfg = {"base": "tiny", "ftl": {"placement_handles": 3}, "cache": {"capacity_bytes": 0}}
+    r = xlssd.simulate(cfg, "rw=randwrite,n=3000,iodepth=4,contexts=6,handles=3")
+    flat = dict(r.flat())
+    hosts = [flat[f"ftl.placement.per_handle.{h}.host_pages"] for h in range(3)]
+    assert sum(hosts) == r["ftl.host_pages_written"] == 3000
+    # Contexts 1 and 4 write under handle 0; the Zipf law makes context 1 the busiest.
+    assert hosts[0] > hosts[1] > hosts[2] > 0
+    assert all(f"ftl.placement.per_handle.{h}.waf" in flat for h in range(3))
+
+
 def test_bad_config_raises_config_error():
     with pytest.raises(xlssd.ConfigError, match="gc.threshold"):
         xlssd.simulate({"gc": {"threshold": 2.0}}, "n=10")
