@@ -61,14 +61,30 @@ pub fn parse(line: &str) -> Result<Request, String> {
         "1" => Op::Read,
         other => return Err(format!("type `{}` is neither 0 (write) nor 1 (read)", quote(other))),
     };
-    let approx = match fields.next() {
-        None | Some("0") => false,
-        Some("1") => true,
-        Some(other) => return Err(format!("approximate flag `{}` is neither 0 (precise) nor 1 (approximate)", quote(other))),
+    let request = Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None };
+    // Most traces stop at the fifth field: the optional ones are read apart.
+    match fields.next() {
+        None => Ok(request),
+        Some(flag) => optional_fields(request, flag, fields),
+    }
+}
+
+/// The approximate flag, the program context and the placement handle after the fifth
+/// field.
+#[inline(never)]
+fn optional_fields<'a>(mut r: Request, flag: &str, mut fields: impl Iterator<Item = &'a str>) -> Result<Request, String> {
+    r.approx = match flag {
+        "0" => false,
+        "1" => true,
+        other => return Err(format!("approximate flag `{}` is neither 0 (precise) nor 1 (approximate)", quote(other))),
     };
-    let context = fields.next().map_or(Ok(0), |f| parse_context(f, "context"))?;
-    let handle = fields.next().map_or(Ok(None), |f| parse_handle(f, "handle"))?;
-    Ok(Request { arrival_ns, lba, sectors, op, approx, context, handle })
+    if let Some(f) = fields.next() {
+        r.context = parse_context(f, "context")?;
+    }
+    if let Some(f) = fields.next() {
+        r.handle = parse_handle(f, "handle")?;
+    }
+    Ok(r)
 }
 
 #[cfg(test)]
