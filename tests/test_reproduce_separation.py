@@ -31,9 +31,13 @@ def test_a_stand_in_trace_file(tmp_path):
     t = wl.scaled(wl.BY_NAME["gcc"], 10)
     got = wl.write_stand_in(t, tmp_path / "a.trace", offset_pages=100)
     a = np.loadtxt(tmp_path / "a.trace", dtype=np.int64, ndmin=2)
-    assert a.shape == (t.writes, 7) and got["writes"] == t.writes and got["updates"] == t.updates
+    assert a.shape == (t.writes, 8) and got["writes"] == t.writes and got["updates"] == t.updates
     assert (np.diff(a[:, 0]) == wl.GAP_NS).all() and (a[:, 3] == wl.SPP).all() and (a[:, 4] == 0).all()
     assert a[:, 2].min() == 100 * wl.SPP and (a[:, 6] > 0).all()
+    # The host-driven baseline's handles: 0 for write-once contexts, 1 to 7 for the others.
+    once = a[:, 6] >= wl.WRITE_ONCE_BASE
+    assert (a[once, 7] == 0).all() and set(a[~once, 7]) <= set(range(1, wl.HANDLES))
+    assert (a[~once, 7] == 1 + (a[~once, 6] - wl.CONTEXT_BASE) % (wl.HANDLES - 1)).all()
     # Seeded: the same bytes again.
     wl.write_stand_in(t, tmp_path / "b.trace", offset_pages=100)
     assert (tmp_path / "a.trace").read_bytes() == (tmp_path / "b.trace").read_bytes()
@@ -84,6 +88,9 @@ def test_quick_run_has_every_claim_row_and_its_kind(quick):
         assert r["ftl.host_pages_written"] == t.writes
         if r["scheme"] in ("pds", "ids", "ora", "hash"):
             assert r["separation.updates"] == t.updates
+        if r["scheme"] == "handles":
+            hosts = [r[f"ftl.placement.per_handle.{h}.host_pages"] for h in range(wl.HANDLES)]
+            assert sum(hosts) == t.writes and all(x > 0 for x in hosts)
     # Fig. 31's sweep ran on PDS.
     assert {r["config.scheme.separation.update_threshold"] for r in rows if r["scheme"] == "pds"} == set(
         separation.THRESHOLDS)

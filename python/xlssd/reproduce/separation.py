@@ -63,8 +63,11 @@ SCHEMES = {
     "pds": {"scheme.name": "pds", "scheme.separation.max_groups": GROUPS},
     "ids": {"scheme.name": "ids", "scheme.separation.max_groups": GROUPS},
     "ora": {"scheme.name": "ora", "scheme.separation.ora_buckets": GROUPS},
+    # The host-driven baseline: no scheme, the host's placement handles (the trace's 8th
+    # field), each handle's data kept apart by cleaning too.
+    "handles": {"scheme.name": "baseline", "ftl.placement_handles": wl.HANDLES, "ftl.handle_gc": "same-handle"},
 }
-LABEL = {"hash": "HASH", "pds": "PDS", "ids": "IDS", "ora": "ORA", "baseline": "baseline"}
+LABEL = {"hash": "HASH", "pds": "PDS", "ids": "IDS", "ora": "ORA", "baseline": "baseline", "handles": "handles"}
 
 #: Ch. 5.4: logical space 10x the trace's distinct pages, 90% prefilled.
 CH5_SPACE = 10
@@ -162,7 +165,7 @@ def _names(device: str, traces=tuple(t.name for t in wl.TRACES), hot: float | No
 def _stand_in(folder: Path, device: str, t: wl.Trace, hot: float | None, op: float | None = None) -> dict[str, Any]:
     offset = ch5_offset(t, op) if device == "ch5" else 0
     share = wl.HOT_SHARE if hot is None else hot
-    path = folder / f"{t.name}-w{t.writes}-u{t.updates}-p{share:g}-o{offset}.trace"
+    path = folder / f"{t.name}-w{t.writes}-u{t.updates}-p{share:g}-o{offset}-h{wl.HANDLES}.trace"
     if not path.is_file():
         wl.write_stand_in(t, path, offset, share)
     return {"trace": str(path), "format": "mqsim"}

@@ -59,6 +59,14 @@ CHUNK = 32
 GAP_NS = 1_000_000
 CONTEXT_BASE = 1000
 WRITE_ONCE_BASE = 2000
+#: Placement handles of the host-driven baseline: write-once contexts write under handle 0,
+#: updating context k (by rank) under handle 1 + k mod (HANDLES - 1).
+HANDLES = 8
+
+
+def handle_of(contexts: np.ndarray) -> np.ndarray:
+    """The placement handle a host that knows its writers would give each write."""
+    return np.where(contexts >= WRITE_ONCE_BASE, 0, 1 + (contexts - CONTEXT_BASE) % (HANDLES - 1))
 
 
 @dataclass(frozen=True)
@@ -239,7 +247,7 @@ def stats(pages: np.ndarray, contexts: np.ndarray) -> dict[str, float]:
 
 
 def write_stand_in(t: Trace, path: Path, offset_pages: int = 0, hot_share: float = HOT_SHARE) -> dict[str, float]:
-    """Writes the stand-in of `t` as an MQSim trace (`time 0 lba 8 0 0 context`), its
+    """Writes the stand-in of `t` as an MQSim trace (`time 0 lba 8 0 0 context handle`), its
     pages from `offset_pages` on; returns its `stats`, checked against Table 7's counts."""
     pages, contexts = generate(t, hot_share)
     got = stats(pages, contexts)
@@ -248,7 +256,8 @@ def write_stand_in(t: Trace, path: Path, offset_pages: int = 0, hot_share: float
     n = len(pages)
     cols = np.column_stack([np.arange(n, dtype=np.int64) * GAP_NS, np.zeros(n, dtype=np.int64),
                             (pages + offset_pages) * SPP, np.full(n, SPP, dtype=np.int64),
-                            np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), contexts])
+                            np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), contexts,
+                            handle_of(contexts)])
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
         np.savetxt(tmp, cols, fmt="%d")
