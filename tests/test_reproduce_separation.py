@@ -88,9 +88,7 @@ def test_quick_run_has_every_claim_row_and_its_kind(quick):
         assert r["ftl.host_pages_written"] == t.writes
         if r["scheme"] in ("pds", "ids", "ora", "hash"):
             assert r["separation.updates"] == t.updates
-        if r["scheme"] == "handles":
-            hosts = [r[f"ftl.placement.per_handle.{h}.host_pages"] for h in range(wl.HANDLES)]
-            assert sum(hosts) == t.writes and all(x > 0 for x in hosts)
+    assert "handles" not in {r["scheme"] for r in rows}, "the handle baseline runs in the full run only"
     # Fig. 31's sweep ran on PDS.
     assert {r["config.scheme.separation.update_threshold"] for r in rows if r["scheme"] == "pds"} == set(
         separation.THRESHOLDS)

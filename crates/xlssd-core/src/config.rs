@@ -133,7 +133,11 @@ impl Config {
         let translation_pages =
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
         let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
-        let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1);
+        // A scheme's or the handles' GC reserve raises the urgent threshold (the engine does
+        // the same when it builds the device), and the space check counts it.
+        let extra_gc = self.extra_gc_streams();
+        let reserve = self.scheme.gc_reserve().max(if extra_gc > 0 { 1 + extra_gc } else { 0 });
+        let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1).max(reserve);
         let gc_stop_blocks = ((self.gc.stop_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_threshold_blocks);
         let open_streams = self.host_streams()
             + 1

@@ -18,12 +18,12 @@ fn write(t: u64, lpn: u64, handle: Option<u16>) -> Request {
     Request { handle, ..req(t, lpn, 1, Op::Write, SPP) }
 }
 
-/// One plane of 32 blocks of 16 pages (384 logical pages at 25% over-provisioning).
+/// One plane of 40 blocks of 16 pages (480 logical pages at 25% over-provisioning).
 fn device(handles: u32, gc: HandleGc) -> Config {
     let mut cfg = small();
     let g = &mut cfg.geometry;
     (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 1, 1);
-    (g.blocks_per_plane, g.pages_per_block) = (32, 16);
+    (g.blocks_per_plane, g.pages_per_block) = (40, 16);
     cfg.ftl.overprovisioning = 0.25;
     cfg.ftl.placement_handles = handles;
     cfg.ftl.handle_gc = gc;
@@ -31,10 +31,10 @@ fn device(handles: u32, gc: HandleGc) -> Config {
 }
 
 const COLD: u64 = 256;
-const HOT: u64 = 64;
+const HOT: u64 = 160;
 const HOT_ONLY: u64 = 3000;
 
-/// 256 cold pages written once under handle 0, each followed by four random rewrites of 64
+/// 256 cold pages written once under handle 0, each followed by four random rewrites of 160
 /// hot pages under handle 1, then 3,000 more hot rewrites: without separation the cold pages
 /// share blocks with hot ones and cleaning moves them again and again.
 fn workload(tag: bool) -> Vec<Request> {

@@ -193,3 +193,16 @@ fn pds_groups_the_synthetic_generators_contexts() {
     let sep = report::of(&rep);
     assert!(sep.update_groups >= 1 && sep.host_pages.update > 0, "{sep:?}");
 }
+
+#[test]
+fn a_device_too_small_for_the_schemes_streams_is_refused_before_the_run() {
+    // 33 streams, each with an open block and a block kept for cleaning, on 96 blocks:
+    // refused by the space check naming over-provisioning, instead of stalling mid-run.
+    let mut cfg = device("pds");
+    cfg.scheme.tables.insert("separation".into(), serde_json::json!({ "max_groups": 32 }));
+    let err = cfg.validate().unwrap_err().to_string();
+    assert!(err.contains("ftl.overprovisioning"), "{err}");
+    // With 8 groups it fits.
+    cfg.scheme.tables.insert("separation".into(), serde_json::json!({ "max_groups": 8 }));
+    cfg.validate().unwrap();
+}

@@ -29,5 +29,6 @@ pub const BASELINE: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |_| Ok(Box::new(Baseline)),
 };

@@ -44,6 +44,10 @@ pub struct SchemeInfo {
     /// Streams beyond `streams` that its table's values ask for (groups, buckets), given
     /// the table as configured (keys it leaves out take their defaults).
     pub extra_streams: fn(&serde_json::Value) -> u32,
+    /// Free blocks per plane it keeps for cleaning (its `set_up` raises the urgent-GC
+    /// threshold to them), given its table; 0 for the engine's own single block. The space
+    /// check counts them, so that a device too small for them is refused before the run.
+    pub gc_reserve: fn(&serde_json::Value) -> u32,
     pub build: fn(&BuildCtx) -> Result<Box<dyn Technique>>,
 }
 
@@ -148,6 +152,13 @@ impl SchemeConfig {
             parts.push(info);
         }
         Ok(parts)
+    }
+
+    /// Free blocks per plane the schemes keep for cleaning (0: none beyond the engine's).
+    pub fn gc_reserve(&self) -> u32 {
+        let null = serde_json::Value::Null;
+        let of = |s: &SchemeInfo| (s.gc_reserve)(s.table.and_then(|t| self.tables.get(t)).unwrap_or(&null));
+        self.parts().map(|p| p.iter().map(|s| of(s)).max().unwrap_or(0)).unwrap_or(0)
     }
 
     /// Host write streams the schemes need.

@@ -44,6 +44,7 @@ pub const DELTA_B: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| build(ctx, Variant::DeltaB),
 };
 
@@ -56,6 +57,7 @@ pub const VTH_B: SchemeInfo = SchemeInfo {
     streams: 3,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: |_| 2,
     build: |ctx| build(ctx, Variant::VthB),
 };
 
@@ -81,6 +83,7 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
     streams: POOLS * BlockKind::ALL.len() as u32,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: |_| BlockKind::ALL.len() as u32,
     build: |ctx| build(ctx, Variant::Approxftl),
 };
 

@@ -37,6 +37,7 @@ pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| Ok(Box::new(ReadReclaim::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
 };
 
@@ -58,6 +59,7 @@ pub const REDFTL: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| {
         if ctx.cfg.mapping.unit_pages(ctx.geo.page_size) != 1 {
             return Err(crate::error::Error::Config {
@@ -78,6 +80,7 @@ pub const RRB: SchemeInfo = SchemeInfo {
     streams: modes::MODES as u32,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
 
@@ -94,6 +97,7 @@ pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     streams: modes::PLUS_STREAMS,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::Plus),
 };
 
@@ -106,6 +110,7 @@ pub const REDFTL_PLUSPLUS: SchemeInfo = SchemeInfo {
     streams: modes::PLUS_STREAMS,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
+    gc_reserve: super::no_extra_streams,
     build: |ctx| read_resistant(ctx, Variant::PlusPlus),
 };
 

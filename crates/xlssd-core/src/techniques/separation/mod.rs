@@ -59,6 +59,7 @@ pub const HASH: SchemeInfo = SchemeInfo {
     streams: 2,
     uses_gc_policy: true,
     extra_streams: super::no_extra_streams,
+    gc_reserve: |_| 2,
     build: |ctx| {
         build(ctx, |c| Variant::Hash(HotHash::new(c.hash_counters, c.hash_functions, c.hash_hot_threshold, c.hash_decay_writes)))
     },
@@ -73,6 +74,7 @@ pub const PDS: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
+    gc_reserve: |t| 1 + table(t).max_groups,
     build: |ctx| build(ctx, |c| Variant::Pds(Grouping::new(c.update_threshold))),
 };
 
@@ -85,6 +87,7 @@ pub const IDS: SchemeInfo = SchemeInfo {
     streams: 2,
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
+    gc_reserve: |t| 2 + table(t).max_groups,
     build: |ctx| build(ctx, |c| Variant::Ids(Box::new(Ids::new(c)))),
 };
 
@@ -97,6 +100,7 @@ pub const ORA: SchemeInfo = SchemeInfo {
     streams: 1,
     uses_gc_policy: true,
     extra_streams: |t| table(t).ora_buckets,
+    gc_reserve: |t| 1 + table(t).ora_buckets,
     build: |ctx| build(ctx, |_| Variant::Ora(Oracle::default())),
 };
 
