@@ -96,6 +96,8 @@ pub struct Capacity {
     pub gc_stop_blocks: u32,
     /// Below this many free blocks a plane's GC runs in the foreground.
     pub gc_hard_blocks: u32,
+    /// Free blocks per plane only cleaning may take (at least 1).
+    pub gc_reserve_blocks: u32,
     /// Blocks per plane that can never hold the logical space: the foreground-GC reserve
     /// (hard threshold), the block kept for GC itself, and one open block per allocation
     /// stream in use (host streams, GC, materialised reads, translation pages), whose
@@ -132,12 +134,15 @@ impl Config {
         let entries = (g.page_size / self.mapping.entry_bytes.max(1)).max(1) as u64;
         let translation_pages =
             if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
-        let gc_threshold_blocks = ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2);
-        // A scheme's or the handles' GC reserve raises the urgent threshold (the engine does
-        // the same when it builds the device), and the space check counts it.
+        // Free blocks kept for cleaning: one, or one per stream cleaning may open a block in
+        // at once (a scheme's, or each handle's with `same-handle` cleaning). Cleaning starts
+        // before the host is held back by them and turns urgent at them, and the space check
+        // counts them.
         let extra_gc = self.extra_gc_streams();
-        let reserve = self.scheme.gc_reserve().max(if extra_gc > 0 { 1 + extra_gc } else { 0 });
-        let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(1).max(reserve);
+        let gc_reserve_blocks = self.scheme.gc_reserve().max(1 + extra_gc);
+        let gc_threshold_blocks =
+            ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2).max(gc_reserve_blocks + 1);
+        let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_reserve_blocks);
         let gc_stop_blocks = ((self.gc.stop_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_threshold_blocks);
         let open_streams = self.host_streams()
             + 1
@@ -155,6 +160,7 @@ impl Config {
             gc_threshold_blocks,
             gc_stop_blocks,
             gc_hard_blocks,
+            gc_reserve_blocks,
             reserved_blocks_per_plane,
             usable_pages: physical_pages.saturating_sub(reserve),
         }

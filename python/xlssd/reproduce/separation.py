@@ -50,6 +50,7 @@ from typing import Any
 from xlssd.config import load_preset
 from xlssd.reproduce import separation_workloads as wl
 from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant
+from xlssd.sweep.spec import flatten
 
 NAME = "data-separation"
 DESCRIPTION = "seed 003: data separation by HASH, PDS, IDS and the ORA oracle (Figs. 30, 31, 35, Tables 7-8)"
@@ -86,16 +87,6 @@ TABLE8 = ("cscope", "gcc", "multi1", "multi2", "tpc-h", "tpc-r")
 THRESHOLDS = (1, 2, 4, 8, 16, 32)
 FIG31 = {"gcc": 1, "tpc-h": 16}
 DEVICES = ("ch5", "ch6")
-
-
-def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[prefix + k] = v
-    return out
 
 
 def _pages_per_block() -> int:
@@ -145,7 +136,7 @@ def device_point(device: str, t: wl.Trace, op: float | None = None) -> dict[str,
         if op is not None:
             point["ftl.overprovisioning"] = op
         return point
-    base, ch6 = _flat(load_preset(PRESET)), _flat(load_preset(CH6_PRESET))
+    base, ch6 = flatten(load_preset(PRESET)), flatten(load_preset(CH6_PRESET))
     point = {k: v for k, v in ch6.items() if base.get(k) != v}
     # Keys the Ch. 6 preset leaves at their defaults, which the Ch. 5 preset sets.
     point.update({"gc.threshold": 0.05, "gc.stop_threshold": 0.0, "precondition.occupancy": 0.0})

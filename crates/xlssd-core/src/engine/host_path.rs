@@ -97,7 +97,7 @@ impl Simulator<'_> {
     /// Shows a placement scheme that asks for it every host write of `source` (the same
     /// workload the run replays, opened again) before the first request.
     pub fn preview(&mut self, mut source: Box<dyn RequestSource + '_>) -> Result<(), Error> {
-        if !self.hooks.has(Hook::Placement) || !self.scheme.wants_preview() {
+        if !self.wants_preview() {
             return Ok(());
         }
         let mut index = 0u64;

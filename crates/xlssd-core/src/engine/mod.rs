@@ -331,6 +331,7 @@ impl<'s> Simulator<'s> {
         let host_streams = cfg.host_streams();
         let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
         let mut blocks = BlockManager::new(&geo, host_streams + 3 + cfg.extra_gc_streams())?;
+        blocks.gc_reserve = cap.gc_reserve_blocks;
         let handles = handles::Handles::new(cfg, logical_pages, streams.gc, host_streams + 3)?;
 
         let entries_per_tpage = cap.entries_per_translation_page;
@@ -463,15 +464,6 @@ impl<'s> Simulator<'s> {
             cfg: cfg.clone(),
         };
         let setup = std::time::Instant::now();
-        let extra_gc = cfg.extra_gc_streams();
-        if extra_gc > 0 {
-            // Cleaning may need a fresh block in each of its streams at once: the host must
-            // leave one free block per GC stream, and cleaning start before it has to.
-            sim.blocks.gc_reserve = 1 + extra_gc;
-            sim.gc_threshold_blocks = sim.gc_threshold_blocks.max(sim.blocks.gc_reserve + 1);
-            sim.gc_stop_blocks = sim.gc_stop_blocks.max(sim.gc_threshold_blocks);
-            sim.gc_hard_blocks = sim.gc_hard_blocks.max(sim.blocks.gc_reserve);
-        }
         sim.scheme.set_up(&mut SetupCtx {
             geo: &sim.geo,
             blocks: &mut sim.blocks,

@@ -68,22 +68,17 @@ pub struct CostAgeTimes;
 impl VictimSelector for CostAgeTimes {
     fn select_among(&mut self, plane: u32, blocks: &BlockManager, now: Time, eligible: &dyn Fn(u32) -> bool) -> Option<u32> {
         let n = blocks.geo.pages_per_block as f64;
-        let mut best: Option<(f64, u32)> = None;
-        for b in full_blocks(plane, blocks, eligible) {
+        let score = |b: u32| {
             // Candidates hold an invalid page, so u < 1.
             let u = blocks.valid[b as usize] as f64 / n;
             let age = (now.saturating_sub(blocks.last_change[b as usize]) + 1) as f64;
             let erases = blocks.erase_count[b as usize] as f64 + 1.0;
-            let score = u / (1.0 - u) / age * erases;
-            let better = match best {
-                None => true,
-                Some((s, old)) => score < s || (score == s && blocks.close_seq[b as usize] < blocks.close_seq[old as usize]),
-            };
-            if better {
-                best = Some((score, b));
-            }
-        }
-        best.map(|(_, b)| b)
+            u / (1.0 - u) / age * erases
+        };
+        full_blocks(plane, blocks, eligible)
+            .map(|b| (score(b), blocks.close_seq[b as usize], b))
+            .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+            .map(|(_, _, b)| b)
     }
 }
 

@@ -502,16 +502,9 @@ impl Observer for Approx {
 }
 
 impl Technique for Approx {
-    /// Streams' page layouts, and a GC reserve of one block per stream GC copies into.
+    /// Streams' page layouts (the GC reserve of one block per stream GC copies into is the
+    /// registry's `gc_reserve`, which the engine applies).
     fn set_up(&mut self, ctx: &mut SetupCtx) {
-        match self.variant {
-            Variant::Approxftl => ctx.blocks.gc_reserve = BlockKind::ALL.len() as u32,
-            Variant::VthB => ctx.blocks.gc_reserve = 2,
-            Variant::DeltaB => {}
-        }
-        // Cleaning starts before the host is held back by that reserve.
-        *ctx.gc_threshold_blocks = (*ctx.gc_threshold_blocks).max(ctx.blocks.gc_reserve + 1);
-        *ctx.gc_hard_blocks = (*ctx.gc_hard_blocks).max(ctx.blocks.gc_reserve);
         if self.variant == Variant::Approxftl {
             // Checkerboard blocks program in page order, their colours flipping with each
             // use; two-phase blocks take one colour, then the other, the first flipping too.

@@ -197,7 +197,7 @@ enum Variant {
     Hash(HotHash),
     Pds(Grouping),
     Ids(Box<Ids>),
-    /// The oracle, and each logical page's next update time plus one (0: never).
+    /// The oracle (each page's next update time is `Separator::next_update`).
     Ora(Oracle),
 }
 
@@ -404,18 +404,13 @@ impl CacheTier for Separator {}
 
 impl Observer for Separator {
     fn check(&self, _blocks: &crate::ftl::blocks::BlockManager) -> std::result::Result<(), String> {
-        let groups = match &self.variant {
-            Variant::Pds(g) => g.groups(),
-            Variant::Ids(ids) => ids.groups.groups(),
+        let (groups, group_of): (u32, &dyn Fn(u32) -> Option<u32>) = match &self.variant {
+            Variant::Pds(g) => (g.groups(), &|pc| g.group_of(pc)),
+            Variant::Ids(ids) => (ids.groups.groups(), &|pc| ids.groups.group_of(pc)),
             _ => return Ok(()),
         };
         // Every context's group is one that was made.
-        let bad = match &self.variant {
-            Variant::Pds(g) => self.pc.iter().filter_map(|&pc| g.group_of(pc)).find(|&x| x == 0 || x > groups),
-            Variant::Ids(ids) => self.pc.iter().filter_map(|&pc| ids.groups.group_of(pc)).find(|&x| x == 0 || x > groups),
-            _ => None,
-        };
-        match bad {
+        match self.pc.iter().filter_map(|&pc| group_of(pc)).find(|&x| x == 0 || x > groups) {
             Some(g) => Err(format!("{}: a context is in group {g}, but {groups} groups were made", self.name)),
             None => Ok(()),
         }
@@ -423,14 +418,6 @@ impl Observer for Separator {
 }
 
 impl Technique for Separator {
-    /// A GC reserve of one block per stream cleaning copies into, as every one of them may
-    /// need a fresh block at once; cleaning starts before the host is held back by it.
-    fn set_up(&mut self, ctx: &mut SetupCtx) {
-        ctx.blocks.gc_reserve = self.streams();
-        *ctx.gc_threshold_blocks = (*ctx.gc_threshold_blocks).max(ctx.blocks.gc_reserve + 1);
-        *ctx.gc_hard_blocks = (*ctx.gc_hard_blocks).max(ctx.blocks.gc_reserve);
-    }
-
     fn report(&self, _tasks: &TaskCounts, sections: &mut serde_json::Map<String, serde_json::Value>) {
         let mut r = self.report.clone();
         match &self.variant {
