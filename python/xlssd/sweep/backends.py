@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Iterator, Mapping
 
@@ -16,6 +17,12 @@ from xlssd import signals
 from xlssd.sweep.point import failed_row, run_point
 
 Task = Mapping[str, Any]
+
+#: multiprocessing's resource tracker, a process of its own, warns at its end about the
+#: semaphores of a pool whose workers were killed (a stop) and unlinks them; its warnings
+#: would land on the terminal after the command's own last line. It takes the parent's -W
+#: options when it starts, so this one silences exactly those warnings.
+QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
 
 
 def _ignore_interrupts() -> None:
@@ -41,6 +48,8 @@ class LocalPool:
         # spawn, not fork: the parent may hold threads (the progress bar's), and a forked
         # child must not inherit their locks.
         ctx = multiprocessing.get_context("spawn")
+        if QUIET_TRACKER not in sys.warnoptions:
+            sys.warnoptions.append(QUIET_TRACKER)
         pool = ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx, initializer=_ignore_interrupts)
         finished = False
         try:
