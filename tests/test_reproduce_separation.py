@@ -93,3 +93,34 @@ def test_quick_run_has_every_claim_row_and_its_kind(quick):
     assert {r["config.scheme.separation.update_threshold"] for r in rows if r["scheme"] == "pds"} == set(
         separation.THRESHOLDS)
     assert {f.name for f in (out / "figures").glob("*.png")} >= {"fig31-update-threshold.png"}
+
+
+def test_the_headline_uses_pds_main_runs_only():
+    """Fig. 31's sweep and the victim-rule variant run PDS on the headline's own workloads:
+    the headline must take the main runs (threshold 4, dead blocks first) alone."""
+    from xlssd.reproduce.experiment import _measure
+
+    exp = REGISTRY["data-separation"]
+    w = separation.wname("gcc", "ch5")
+    th, vr = "config." + separation.THRESHOLD_KEY, "config." + separation.VICTIMS_KEY
+
+    def row(scheme, gc, threshold=None, rule=None):
+        return {"scheme": scheme, "workload_name": w, "gc_ms": gc, th: threshold, vr: rule}
+
+    rows = [row("hash", 100.0), row("pds", 50.0, 4, "dead-first"), row("pds", 500.0, 1, "dead-first"),
+            row("pds", 900.0, 4, "last")]
+    by_label = {c.label: c for c in exp.claims}
+    assert _measure(by_label["GC time, PDS / HASH (PDS <= HASH)"], exp, rows) == pytest.approx(0.5)
+    assert _measure(by_label["GC time, PDS vs HASH, update_victims last"], exp, rows) == pytest.approx(800.0)
+    assert _measure(by_label["update_threshold of PDS's lowest GC time, gcc"], exp,
+                    [{**r, "best_threshold": 4} for r in rows]) == 4
+
+
+def test_a_stand_in_with_fewer_updating_contexts_keeps_table_7s_counts():
+    for t in wl.TRACES:
+        pages, contexts = wl.generate(t, updating=8)
+        s = wl.stats(pages, contexts)
+        assert (s["writes"], s["updates"]) == (t.writes, t.updates), t
+        assert s["contexts"] == 8 + wl.WRITE_ONCE
+    with pytest.raises(ValueError, match="updating contexts"):
+        wl.generate(wl.BY_NAME["gcc"], updating=0)

@@ -20,6 +20,11 @@ scheme, unless noted):
 - Fig. 31: PDS's GC time against update_threshold (1 to 32) is lowest at 1 for gcc and at
   16 for tpc-h.
 - The headline rows again at hot shares p = 0.5 and 0.9 of the stand-ins' files.
+- The headline rows again under the other readings of Sec. 5.3's "lowest priority" for
+  update blocks (`scheme.separation.update_victims` = last, equal; the main runs clean dead
+  blocks first).
+- A diagnostic compared with no number of the seed: every trace with 8 updating contexts
+  (as many as the schemes' streams, below the seed's 48-89), in the results and figures.
 
 Assumptions (fixed before any result was seen):
 - GC time is `ftl.relocations.gc.busy_ms`, the die time of cleaning's reads, programs and
@@ -44,6 +49,7 @@ Assumptions (fixed before any result was seen):
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +93,19 @@ TABLE8 = ("cscope", "gcc", "multi1", "multi2", "tpc-h", "tpc-r")
 THRESHOLDS = (1, 2, 4, 8, 16, 32)
 FIG31 = {"gcc": 1, "tpc-h": 16}
 DEVICES = ("ch5", "ch6")
+THRESHOLD_KEY = "scheme.separation.update_threshold"
+VICTIMS_KEY = "scheme.separation.update_victims"
+#: When PDS and IDS clean update blocks (a reading of Sec. 5.3's "lowest priority"; the
+#: default first cleans dead blocks of any kind); the headline is shown under the others.
+VICTIM_RULE = "dead-first"
+OTHER_VICTIM_RULES = ("last", "equal")
+#: The main runs' settings of the keys the variants change: claims on the main runs pick
+#: their rows by it (a scheme without one of the keys is not ruled out).
+MAIN = {THRESHOLD_KEY: 4, VICTIMS_KEY: VICTIM_RULE}
+#: A diagnostic, not an assumption of the seed's range (48-89 updating contexts): stand-ins
+#: with as many updating contexts as the schemes have streams, so that no two groups share
+#: one; shown in the results and a figure, compared with no number of the seed.
+DIAGNOSTIC_UPDATING = 8
 
 
 def _pages_per_block() -> int:
@@ -144,23 +163,26 @@ def device_point(device: str, t: wl.Trace, op: float | None = None) -> dict[str,
     return point
 
 
-def wname(trace: str, device: str, quick: bool = False, hot: float | None = None, op: float | None = None) -> str:
+def wname(trace: str, device: str, quick: bool = False, hot: float | None = None, op: float | None = None,
+          updating: int | None = None) -> str:
     return (f"{trace}{'-tenth' if quick else ''}@{device}" + (f"-p{hot:g}" if hot is not None else "")
-            + (f"-op{op:g}" if op is not None else ""))
+            + (f"-op{op:g}" if op is not None else "") + (f"-c{updating}" if updating is not None else ""))
 
 
 def _names(device: str, traces=tuple(t.name for t in wl.TRACES), hot: float | None = None,
-           op: float | None = None) -> tuple[str, ...]:
+           op: float | None = None, updating: int | None = None) -> tuple[str, ...]:
     """A device's workload names, full and quick (claims take the mean over those run)."""
-    return tuple(wname(t, device, q, hot, op) for q in (False, True) for t in traces)
+    return tuple(wname(t, device, q, hot, op, updating) for q in (False, True) for t in traces)
 
 
-def _stand_in(folder: Path, device: str, t: wl.Trace, hot: float | None, op: float | None = None) -> dict[str, Any]:
+def _stand_in(folder: Path, device: str, t: wl.Trace, hot: float | None, op: float | None = None,
+              updating: int | None = None) -> dict[str, Any]:
     offset = ch5_offset(t, op) if device == "ch5" else 0
     share = wl.HOT_SHARE if hot is None else hot
-    path = folder / f"{t.name}-w{t.writes}-u{t.updates}-p{share:g}-o{offset}-h{wl.HANDLES}.trace"
+    contexts = wl.UPDATING if updating is None else updating
+    path = folder / f"{t.name}-w{t.writes}-u{t.updates}-p{share:g}-o{offset}-h{wl.HANDLES}-c{contexts}.trace"
     if not path.is_file():
-        wl.write_stand_in(t, path, offset, share)
+        wl.write_stand_in(t, path, offset, share, contexts)
     return {"trace": str(path), "format": "mqsim"}
 
 
@@ -174,11 +196,13 @@ def workloads(out: Path, quick: bool) -> dict[str, Any]:
     return {wname(name, "ch5", quick): _stand_in(out / "traces", "ch5", _trace(name, quick), None)}
 
 
-def _pair(device: str, name: str, quick_run: bool, hot: float | None = None, op: float | None = None):
+def _pair(device: str, name: str, quick_run: bool, hot: float | None = None, op: float | None = None,
+          updating: int | None = None):
     def prepare(out: Path, quick: bool, _main: Any) -> dict[str, Any]:
         if quick != quick_run:
             return {}
-        return {wname(name, device, quick, hot, op): _stand_in(out / "traces", device, _trace(name, quick), hot, op)}
+        return {wname(name, device, quick, hot, op, updating):
+                _stand_in(out / "traces", device, _trace(name, quick), hot, op, updating)}
     return prepare
 
 
@@ -208,6 +232,15 @@ def _variants() -> list[Variant]:
                         out.append(Variant(f"hot{hot:g}-{device}-{name}", schemes=schemes,
                                            points=[device_point(device, _trace(name, False))],
                                            prepare=_pair(device, name, False, hot)))
+            for device in DEVICES:
+                for name in traces:
+                    point = device_point(device, _trace(name, False))
+                    out.append(Variant(f"victims-{device}-{name}", schemes=("pds", "ids"),
+                                       points=[{**point, VICTIMS_KEY: rule} for rule in OTHER_VICTIM_RULES],
+                                       prepare=_pair(device, name, False)))
+                    out.append(Variant(f"contexts{DIAGNOSTIC_UPDATING}-{device}-{name}", points=[point],
+                                       schemes=("baseline", "hash", "pds", "ids", "ora"),
+                                       prepare=_pair(device, name, False, updating=DIAGNOSTIC_UPDATING)))
     return out
 
 
@@ -245,17 +278,21 @@ def _claims() -> list[Claim]:
                   simulate=_generated(t, "updates"), rel_tol=0.0),
         ]
 
-    def headline(hot: float | None) -> list[Claim]:
+    def headline(hot: float | None, rule: str = VICTIM_RULE) -> list[Claim]:
         ch5, ch6 = _names("ch5", hot=hot), _names("ch6", hot=hot)
-        sfx = "" if hot is None else f", hot share {hot:g}"
-        assumption = f"hot share {wl.HOT_SHARE if hot is None else hot:g}"
+        if rule != VICTIM_RULE:
+            sfx, assumption = f", update_victims {rule}", f"update_victims {rule}"
+        else:
+            sfx = "" if hot is None else f", hot share {hot:g}"
+            assumption = f"hot share {wl.HOT_SHARE if hot is None else hot:g}"
+        where = {**MAIN, VICTIMS_KEY: rule}
         return [
             Claim("Fig. 30", f"GC time, PDS vs HASH{sfx}", -58, metric="gc_ms", scheme="pds", baseline="hash",
                   workloads=ch5, normalise="change", bound="factor", group="Fig. 30, GC time, PDS vs HASH",
-                  assumption=assumption),
+                  assumption=assumption, where=where),
             Claim("Fig. 35", f"GC time, IDS vs PDS{sfx}", -18, metric="gc_ms", scheme="ids", baseline="pds",
                   workloads=ch6, normalise="change", bound="factor", group="Fig. 35, GC time, IDS vs PDS",
-                  assumption=assumption),
+                  assumption=assumption, where=where),
         ]
 
     ch5, ch6 = _names("ch5"), _names("ch6")
@@ -308,20 +345,28 @@ def _claims() -> list[Claim]:
     for name, best in FIG31.items():
         out.append(Claim("Fig. 31", f"update_threshold of PDS's lowest GC time, {name}", best, metric="best_threshold",
                          scheme="pds", workloads=(wname(name, "ch5"), wname(name, "ch5", True)), rel_tol=0.0,
-                         note=f"swept over {', '.join(map(str, THRESHOLDS))}"))
+                         note=f"swept over {', '.join(map(str, THRESHOLDS))}", where={VICTIMS_KEY: VICTIM_RULE}))
     for hot in wl.OTHER_HOT_SHARES:
         out += headline(hot)
-    return out
+    for rule in OTHER_VICTIM_RULES:
+        out += headline(None, rule)
+    # Every other claim is on the main runs: PDS at its default threshold (not Fig. 31's
+    # sweep, on the same workloads) and the default victim rule.
+    return [c if c.where or c.kind == "input" else replace(c, where=MAIN) for c in out]
 
 
 FIGURES = [
     Plot("bars", "fig30-gc-time", "GC time, pds-slc-ch5 (relative to HASH)", ref="Fig. 30", metric="gc_ms",
-         baseline="hash", workloads=_names("ch5")),
+         baseline="hash", workloads=_names("ch5"), where=MAIN),
     Plot("versus", "fig31-update-threshold", "PDS's GC time against update_threshold", ref="Fig. 31",
-         metric="gc_ms", x="scheme.separation.update_threshold", scheme="pds",
+         metric="gc_ms", x=THRESHOLD_KEY, scheme="pds", where={VICTIMS_KEY: VICTIM_RULE},
          workloads=tuple(wname(n, "ch5", q) for q in (False, True) for n in FIG31)),
     Plot("bars", "fig35-gc-time", "GC time, ids-slc-ch6 (relative to HASH)", ref="Fig. 35", metric="gc_ms",
-         baseline="hash", workloads=_names("ch6")),
+         baseline="hash", workloads=_names("ch6"), where=MAIN),
+    *(Plot("bars", f"contexts{DIAGNOSTIC_UPDATING}-{device}-gc-time",
+           f"GC time with {DIAGNOSTIC_UPDATING} updating contexts (a diagnostic), {preset} (relative to HASH)",
+           metric="gc_ms", baseline="hash", workloads=_names(device, updating=DIAGNOSTIC_UPDATING)[:len(wl.TRACES)])
+      for device, preset in (("ch5", PRESET), ("ch6", CH6_PRESET))),
 ]
 
 _QUICK = wl.scaled(wl.BY_NAME[QUICK_TRACES[0]], QUICK_DIVISOR)

@@ -128,25 +128,31 @@ def _rewrites(updates: int, hot: list[int]) -> tuple[list[int], int, int]:
     return n, partial, left
 
 
-def generate(t: Trace, hot_share: float = HOT_SHARE, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The stand-in's requests: (page numbers from 0, program contexts), one per write."""
+def generate(t: Trace, hot_share: float = HOT_SHARE, seed: int | None = None,
+             updating: int = UPDATING) -> tuple[np.ndarray, np.ndarray]:
+    """The stand-in's requests: (page numbers from 0, program contexts), one per write.
+    `updating` contexts update (the diagnostic runs use fewer than the seed's 48-89; the
+    followers are then at most the contexts outside the top 5)."""
+    if updating < 1:
+        raise ValueError(f"stand-in {t.name}: updating contexts must be at least 1, not {updating}")
     rng = np.random.default_rng(SEEDS.get(t.name, 0) if seed is None else seed)
     unique = t.unique
     upd_pages = round(UPDATING_SHARE * unique)
-    sizes = _split(upd_pages, UPDATING)
+    sizes = _split(upd_pages, updating)
     hot = [max(1, round(hot_share * f)) for f in sizes]
     n, partial, partial_pages = _rewrites(t.updates, hot)
     # Followers of the top contexts, chosen among the others.
-    others = np.arange(TOP, UPDATING)
-    followers = rng.choice(others, size=round(FOLLOWING * UPDATING), replace=False)
-    leader_of = {int(f): int(rng.integers(0, TOP)) for f in sorted(followers)}
-    followers_of: dict[int, list[int]] = {k: [] for k in range(TOP)}
+    top = min(TOP, updating)
+    others = np.arange(top, updating)
+    followers = rng.choice(others, size=min(len(others), round(FOLLOWING * updating)), replace=False)
+    leader_of = {int(f): int(rng.integers(0, top)) for f in sorted(followers)}
+    followers_of: dict[int, list[int]] = {k: [] for k in range(top)}
     for f in sorted(leader_of):
         followers_of[leader_of[f]].append(f)
     # Layout: each non-follower's file, then its followers' files.
     start: dict[int, int] = {}
     at = 0
-    for k in range(UPDATING):
+    for k in range(updating):
         if k in leader_of:
             continue
         for c in [k, *followers_of.get(k, [])]:
@@ -189,7 +195,7 @@ def generate(t: Trace, hot_share: float = HOT_SHARE, seed: int | None = None) ->
                      else np.sort(rng.integers(0, theirs, size=mine)))
         for j, lj in enumerate(at_leader, start=1):
             attached.setdefault((lead, int(lj) + 1), []).append((f, j))
-    for c in range(UPDATING):
+    for c in range(updating):
         if c not in leader_of:
             tokens += [("ctx", c)] * executions(c)
     for w, s in enumerate(once_sizes):
@@ -246,10 +252,11 @@ def stats(pages: np.ndarray, contexts: np.ndarray) -> dict[str, float]:
             "contexts": int(len(np.unique(contexts))), "top5_update_share": float(top)}
 
 
-def write_stand_in(t: Trace, path: Path, offset_pages: int = 0, hot_share: float = HOT_SHARE) -> dict[str, float]:
+def write_stand_in(t: Trace, path: Path, offset_pages: int = 0, hot_share: float = HOT_SHARE,
+                   updating: int = UPDATING) -> dict[str, float]:
     """Writes the stand-in of `t` as an MQSim trace (`time 0 lba 8 0 0 context handle`), its
     pages from `offset_pages` on; returns its `stats`, checked against Table 7's counts."""
-    pages, contexts = generate(t, hot_share)
+    pages, contexts = generate(t, hot_share, updating=updating)
     got = stats(pages, contexts)
     if (got["writes"], got["updates"], got["unique"]) != (t.writes, t.updates, t.unique):
         raise AssertionError(f"stand-in {t.name}: {got} does not match {t}")

@@ -117,23 +117,26 @@ pub fn selector(policy: GcPolicy, candidates: u32, rng: Xoshiro256PlusPlus) -> B
     }
 }
 
+/// Planes built page by page for the victim policies' tests (and the schemes' that choose
+/// among blocks).
 #[cfg(test)]
-mod tests {
+pub(crate) mod test_plane {
     use super::*;
     use crate::config::GeometryConfig;
     use crate::ftl::blocks::FreeBlockPicker;
     use crate::nand::Geometry;
-    use rand::SeedableRng;
 
-    struct First;
+    pub(crate) struct First;
     impl FreeBlockPicker for First {
         fn pick(&mut self, _free: &[u32], _b: &BlockManager) -> usize {
             0
         }
     }
 
-    /// One plane with four full blocks holding 3, 1, 2 and 1 valid pages, filled in order.
-    fn plane() -> BlockManager {
+    /// One plane of six blocks of four pages, `streams` streams, no GC reserve, and a full
+    /// block per `(stream, valid pages)` of `blocks`, filled in order (block i's valid pages
+    /// written at time 10 i); returns the blocks' numbers too.
+    pub(crate) fn filled(streams: u32, blocks: &[(u32, u32)]) -> (BlockManager, Vec<u32>) {
         let geo = Geometry::new(&GeometryConfig {
             channels: 1,
             chips_per_channel: 1,
@@ -143,18 +146,34 @@ mod tests {
             pages_per_block: 4,
             ..GeometryConfig::default()
         });
-        let mut bm = BlockManager::new(&geo, 1).unwrap();
+        let mut bm = BlockManager::new(&geo, streams).unwrap();
         bm.gc_reserve = 0;
-        for (i, valid) in [3, 1, 2, 1].into_iter().enumerate() {
+        let mut ids = Vec::new();
+        for (i, &(stream, valid)) in blocks.iter().enumerate() {
             for p in 0..4 {
-                let ppn = bm.allocate(0, 0, false, &mut First).unwrap();
+                let ppn = bm.allocate(0, stream, false, &mut First).unwrap();
                 bm.program_done(ppn).unwrap();
                 if p < valid {
                     bm.set_valid(ppn, i as Time * 10);
                 }
+                if p == 3 {
+                    ids.push(geo.block_of(ppn) as u32);
+                }
             }
         }
-        bm
+        (bm, ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_plane::{filled, First};
+    use super::*;
+    use rand::SeedableRng;
+
+    /// One plane with four full blocks holding 3, 1, 2 and 1 valid pages, filled in order.
+    fn plane() -> BlockManager {
+        filled(1, &[(0, 3), (0, 1), (0, 2), (0, 1)]).0
     }
 
     #[test]

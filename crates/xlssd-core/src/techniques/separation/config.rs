@@ -44,6 +44,25 @@ pub struct SeparationConfig {
     /// ORA: buckets of next-update time, equal shares of the workload's page writes, each
     /// with a stream of its own (the seed does not say how ORA groups times).
     pub ora_buckets: u32,
+    /// PDS and IDS: when update blocks are cleaned (Sec. 5.3 gives them "the lowest
+    /// priority" so that their data has time to die).
+    pub update_victims: UpdateVictims,
+}
+
+/// How PDS and IDS rank update blocks when choosing a victim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpdateVictims {
+    /// A dead block (no valid page) of any kind first; then the other blocks by the GC
+    /// policy; update blocks only when no other block has an invalid page. The lowest
+    /// priority exists to give update blocks time to die (Sec. 5.3), and the oracle's case
+    /// rests on cleaning dead blocks first (Sec. 5.1.3).
+    DeadFirst,
+    /// Sec. 5.3 literally: update blocks only when no other block has an invalid page,
+    /// even when one of them is dead.
+    Last,
+    /// No priority: every block ranked by the GC policy alone.
+    Equal,
 }
 
 impl Default for SeparationConfig {
@@ -60,6 +79,7 @@ impl Default for SeparationConfig {
             cluster_level: 2,
             recluster_updates: 64,
             ora_buckets: 16,
+            update_victims: UpdateVictims::DeadFirst,
         }
     }
 }

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use self::config::SeparationConfig;
+use self::config::{SeparationConfig, UpdateVictims};
 use self::hash::HotHash;
 use self::ids::UpdateGroups;
 use self::ora::Oracle;
@@ -70,7 +70,7 @@ pub const PDS: SchemeInfo = SchemeInfo {
     description: "seed 003's PDS: update groups of program contexts (Algorithm 1), write-once blocks, update blocks cleaned last",
     hooks: HOOKS,
     table: Some(TABLE_NAME),
-    keys: &["update_threshold", "max_groups"],
+    keys: &["update_threshold", "max_groups", "update_victims"],
     streams: 1,
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
@@ -83,7 +83,7 @@ pub const IDS: SchemeInfo = SchemeInfo {
     description: "seed 003's IDS: update contexts clustered by update locality (Algorithm 2), hot archive blocks from per-context update history",
     hooks: HOOKS,
     table: Some(TABLE_NAME),
-    keys: &["max_groups", "window", "consecutive_updates", "cluster_level", "recluster_updates"],
+    keys: &["max_groups", "window", "consecutive_updates", "cluster_level", "recluster_updates", "update_victims"],
     streams: 2,
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
@@ -207,6 +207,7 @@ pub struct Separator {
     variant: Variant,
     max_groups: u32,
     buckets: u32,
+    update_victims: UpdateVictims,
     pages_per_block: u32,
     logical_pages: u64,
     /// The program context that wrote each logical page's data (0: none known).
@@ -224,6 +225,7 @@ impl Separator {
             variant,
             max_groups: cfg.max_groups,
             buckets: cfg.ora_buckets,
+            update_victims: cfg.update_victims,
             pages_per_block,
             logical_pages,
             pc: crate::limits::alloc::zeroed(logical_pages as usize, "program context per logical page")?,
@@ -371,15 +373,17 @@ impl Cleaning for Separator {
     fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
         let blocks = ctx.blocks;
         let victim = match &self.variant {
-            // Update blocks have the lowest victim priority (Ch. 5.3): cleaned only when no
-            // other block is worth cleaning.
-            Variant::Pds(_) | Variant::Ids(_) => {
+            // Update blocks have the lowest victim priority (Sec. 5.3), ranked as
+            // `update_victims` says.
+            Variant::Pds(_) | Variant::Ids(_) if self.update_victims != UpdateVictims::Equal => {
                 let update = |b: u32| {
                     let s = blocks.stream_of[b as usize] as u32;
                     self.owns(s) && self.kind_of_stream(s) == Kind::Update
                 };
-                ctx.policy
-                    .select_among(ctx.plane, blocks, ctx.now, &|b| !update(b))
+                let dead = |b: u32| blocks.valid[b as usize] == 0;
+                let dead_first = self.update_victims == UpdateVictims::DeadFirst;
+                (if dead_first { ctx.policy.select_among(ctx.plane, blocks, ctx.now, &dead) } else { None })
+                    .or_else(|| ctx.policy.select_among(ctx.plane, blocks, ctx.now, &|b| !update(b)))
                     .or_else(|| ctx.policy.select(ctx.plane, blocks, ctx.now))
             }
             _ => ctx.policy.select(ctx.plane, blocks, ctx.now),
@@ -435,5 +439,53 @@ impl Technique for Separator {
         }
         r.finish(self.pages_per_block);
         sections.insert(report::KEY.to_string(), serde_json::to_value(r).expect("report serialises"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::blocks::BlockManager;
+    use crate::ftl::gc::test_plane::filled;
+    use crate::ftl::gc::Greedy;
+
+    /// One plane: a write-once block (stream 0) with one invalid page of four, then a dead
+    /// update block (stream 1), then an update block with one valid page.
+    fn plane() -> (BlockManager, [u32; 3]) {
+        let (bm, ids) = filled(2, &[(0, 3), (1, 0), (1, 1)]);
+        (bm, [ids[0], ids[1], ids[2]])
+    }
+
+    fn victim(rule: UpdateVictims) -> Option<u32> {
+        let cfg = SeparationConfig { update_victims: rule, ..SeparationConfig::default() };
+        let mut pds = Separator::new("pds", 4, 16, cfg, Variant::Pds(Grouping::new(4))).unwrap();
+        let (bm, _) = plane();
+        pds.victim(&mut VictimCtx { plane: 0, blocks: &bm, now: 0, policy: &mut Greedy })
+    }
+
+    #[test]
+    fn update_blocks_are_cleaned_last_but_a_dead_one_first_by_default() {
+        let [write_once, dead_update, _] = plane().1;
+        assert_eq!(victim(UpdateVictims::DeadFirst), Some(dead_update));
+        assert_eq!(victim(UpdateVictims::Last), Some(write_once));
+        // Greedy alone: the dead block too (fewest valid pages).
+        assert_eq!(victim(UpdateVictims::Equal), Some(dead_update));
+    }
+
+    #[test]
+    fn without_a_dead_block_the_other_blocks_go_before_update_blocks() {
+        let cfg = SeparationConfig::default();
+        let mut pds = Separator::new("pds", 4, 16, cfg, Variant::Pds(Grouping::new(4))).unwrap();
+        let (mut bm, [write_once, dead_update, _]) = plane();
+        // Revive one page of the dead update block: now no block is dead.
+        bm.set_valid(dead_update as Ppn * 4, 0);
+        let mut pick = |rule| {
+            pds.update_victims = rule;
+            pds.victim(&mut VictimCtx { plane: 0, blocks: &bm, now: 0, policy: &mut Greedy })
+        };
+        assert_eq!(pick(UpdateVictims::DeadFirst), Some(write_once));
+        assert_eq!(pick(UpdateVictims::Last), Some(write_once));
+        // Greedy alone: the update block with one valid page that was closed first.
+        assert_eq!(pick(UpdateVictims::Equal), Some(dead_update));
     }
 }
