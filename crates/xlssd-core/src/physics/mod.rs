@@ -6,6 +6,8 @@
 //! - [`power_law`]: seed 001 Eq. 1, RBER = RBER_wr(PE) + B (PE^n t)^m.
 //! - [`exp_linear`]: seed 002 Eq. 1, RBER = G(PE) + H(t), G exponential and H linear.
 //! - [`read_disturb`]: seed 003 Eq. 2.1 and Table 5, RBER growth with weighted reads.
+//! - [`read_retry`]: the retry-table steps a read needs as its optimal reference moves with
+//!   wear and retention (seed 004, RiF).
 //! - [`vth`]: seed 000 Sec. III-C, threshold-voltage distributions with 3D program
 //!   disturbance, and [`vth_table`], the same model tabulated for use on every read.
 
@@ -14,6 +16,7 @@ pub mod ispp;
 pub mod power_law;
 pub mod config;
 pub mod read_disturb;
+pub mod read_retry;
 pub mod vth;
 pub mod vth_cost;
 pub mod vth_table;
