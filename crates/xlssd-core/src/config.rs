@@ -249,10 +249,26 @@ impl Config {
         self.workload.check_arrival_span("workload", self.host.time_scale)?;
         self.physics.validate()?;
         self.ecc.validate(self.geometry.page_size)?;
+        self.validate_read_retry()?;
         self.aging.validate(&self.physics)?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
         self.validate_capacity()
+    }
+
+    /// The retry-table model decides hard LDPC decodes of pages that have an RBER.
+    fn validate_read_retry(&self) -> Result<()> {
+        if !self.physics.read_retry.enabled {
+            return Ok(());
+        }
+        let problem = if self.physics.model == crate::physics::ModelKind::None {
+            "needs a physics model (physics.model) to give pages an RBER"
+        } else if self.ecc.scheme != EccScheme::Ldpc {
+            "models hard LDPC decodes: set ecc.scheme = \"ldpc\""
+        } else {
+            return Ok(());
+        };
+        Err(Error::Config { key: "physics.read_retry.enabled".into(), message: problem.into() })
     }
 
     /// The device's page count must fit the 64-bit arithmetic of [`Config::capacity`]; a

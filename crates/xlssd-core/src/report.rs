@@ -105,6 +105,14 @@ pub struct RetryReport {
     /// Extra sense-transfer-decode steps per read.
     pub mean: f64,
     pub max: u64,
+    /// Completed reads by the extra steps they took (index 0: none).
+    pub reads_by_steps: Vec<u64>,
+    /// With `physics.read_retry`: senses repeated inside the die before any transfer.
+    pub in_die_senses: u64,
+    /// With `physics.read_retry`: pages moved to the controller whose decode failed, and
+    /// the channel time they took (us).
+    pub failed_transfers: u64,
+    pub failed_transfer_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

@@ -10,9 +10,9 @@ use xlssd_core::techniques::technique_names;
 const LAYERS: [&str; 5] = ["engine", "ftl", "nand", "controller", "host"];
 
 /// Scheme names that are also ordinary words of code and prose (a hash map, transaction
-/// ids): in the engine they are looked for as quoted names only (`"hash"`), where a scheme
-/// would be selected by name.
-const COMMON_WORDS: [&str; 3] = ["hash", "ids", "ora"];
+/// ids, a read retry, an ideal case): in the engine they are looked for as quoted names only
+/// (`"hash"`), where a scheme would be selected by name.
+const COMMON_WORDS: [&str; 5] = ["hash", "ids", "ora", "retry", "ideal"];
 
 /// Technique names in `text`, matched case-insensitively and ignoring `_` and `-` (so
 /// `vth_b`, `VthB` and `vth-b` are one name), as whole words; names that are common words,

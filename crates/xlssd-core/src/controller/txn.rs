@@ -83,6 +83,8 @@ pub struct Txn {
     /// Reads: how many times this read has been sensed again after a failed decode
     /// (read-retry step or LDPC soft level).
     pub step: u8,
+    /// Reads with `physics.read_retry` on: the retry-table entry of its current attempt.
+    pub reference: u8,
 }
 
 /// Transactions by id, reusing freed ids.

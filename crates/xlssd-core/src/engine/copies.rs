@@ -161,7 +161,7 @@ impl Simulator<'_> {
         match self.map.get(lpn) {
             Some(from) if self.blocks.is_programmed(from) => {
                 let src = self.geo.plane_of_block(self.geo.block_of(from));
-                self.enqueue(Txn { kind: TxnKind::CopyRead, ppn: from, lpn, owner: plane, plane: src, step: 0 });
+                self.enqueue(Txn { kind: TxnKind::CopyRead, ppn: from, lpn, owner: plane, plane: src, step: 0, reference: 0 });
                 true
             }
             // Unwritten, or still on its way to flash: nothing to copy yet.
@@ -199,7 +199,7 @@ impl Simulator<'_> {
         if self.observed {
             self.scheme.copy_made(lpn, ppn);
         }
-        self.enqueue(Txn { kind: TxnKind::CopyWrite, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
+        self.enqueue(Txn { kind: TxnKind::CopyWrite, ppn, lpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
         self.maybe_start_gc(plane);
     }
 

@@ -10,7 +10,7 @@ use crate::sim::Time;
 use crate::stats::Activity;
 use crate::nand::Ppn;
 use crate::techniques::{
-    Attempt, EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
+    EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
 };
 
 /// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
@@ -114,7 +114,7 @@ impl Simulator<'_> {
                 self.handles.count_relocated(lpn, self.unit_pages as u64);
             }
         }
-        self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0 });
+        self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0, reference: 0 });
         self.maybe_start_gc(plane);
     }
 
@@ -210,7 +210,7 @@ impl Simulator<'_> {
                 waiters.push((lpn, work, write));
                 self.pending_map_reads.insert(tvpn, waiters);
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
-                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0 });
+                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
             }
             // Never written, or still in the controller on its way to flash: nothing to read.
             _ => self.mapping_loaded(lpn, work, write),
@@ -547,12 +547,20 @@ impl Simulator<'_> {
     /// transfer, no decode) and the read goes on when that sense ends.
     fn retried_in_die(&mut self, op: &DieOp) -> bool {
         let mut again: Time = 0;
+        let table = self.table_steps();
         for &id in op.txns() {
-            let t = *self.txns.get(id);
-            let a = Attempt { ppn: t.ppn, step: t.step as u32, rber: self.page_rber(t.ppn), kind: read_kind(t.kind) };
+            let a = self.attempt(id);
+            // A read at the table's last attempt goes out whatever the die predicts.
+            if table > 0 && a.step >= table {
+                continue;
+            }
             if self.scheme.retry_in_die(&a) {
                 self.txns.get_mut(id).step += 1;
-                again = again.max(self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(t.ppn))));
+                self.advance_reference(id, &a);
+                if let Some(rel) = self.rel.as_mut() {
+                    rel.stats.in_die_senses += 1;
+                }
+                again = again.max(self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(a.ppn))));
             }
         }
         if again == 0 {

@@ -104,7 +104,7 @@ impl Simulator<'_> {
             if self.drop_copy_in_victim(lpn, ppn) {
                 continue;
             }
-            self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0 });
+            self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
         }
         self.scratch_pages = pages;
     }
@@ -125,7 +125,7 @@ impl Simulator<'_> {
         }
         job.erase_issued = true;
         let ppn = self.geo.ppn(block, 0);
-        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane, step: 0 });
+        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane, step: 0, reference: 0 });
     }
 
     /// A victim page has been read into the controller: write it to its new home, unless the

@@ -250,7 +250,7 @@ impl Simulator<'_> {
                 }
                 self.counters.rmw_reads += 1;
                 reads += 1;
-                self.enqueue(Txn { kind: TxnKind::RmwRead, ppn, lpn, owner: id, plane, step: 0 });
+                self.enqueue(Txn { kind: TxnKind::RmwRead, ppn, lpn, owner: id, plane, step: 0, reference: 0 });
             }
         }
         self.reqs[id as usize].rmw_left = reads;
@@ -356,7 +356,7 @@ impl Simulator<'_> {
         if self.relocs.running_mask() != 0 {
             self.reqs[req as usize].on_die |= self.relocations_on_die(plane);
         }
-        let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0 };
+        let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0, reference: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);
     }
 

@@ -16,10 +16,11 @@ use crate::controller::txn::TxnKind;
 use crate::ecc::ldpc::Stage;
 use crate::nand::state::DeviceState;
 use crate::physics::vth::Disturbers;
+use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{Attempt, Hook, ProgramModes, ReadRetry, Verdict};
+use crate::techniques::{Attempt, Hook, ProgramModes, ReadRetry, RetryReference, Verdict};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,13 @@ pub(super) struct ReliabilityStats {
     pub decode_ns: u64,
     pub retry_ns: u64,
     pub host_page_reads: u64,
+    /// With `physics.read_retry`: senses repeated inside the die before any transfer, and
+    /// pages moved over the channel whose decode then failed (and their transfer time).
+    pub in_die_senses: u64,
+    pub failed_transfers: u64,
+    pub failed_transfer_ns: u64,
+    /// Completed reads by the extra steps they took (index: steps).
+    pub reads_by_steps: Vec<u64>,
 }
 
 pub(super) struct Reliability {
@@ -72,6 +80,8 @@ pub(super) struct Reliability {
     t_cache: FxHashMap<(u8, u32), u32>,
     /// When each read in its decode path first failed, to time its retries.
     first_failure: FxHashMap<u32, Time>,
+    /// The retry-table model, when `physics.read_retry.enabled`.
+    pub retry: Option<ReadRetryModel>,
 }
 
 impl Reliability {
@@ -93,6 +103,7 @@ impl Reliability {
             ecc_free: vec![0; channels as usize],
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
+            retry: cfg.physics.read_retry.enabled.then(|| ReadRetryModel::new(cfg.physics.read_retry.clone())),
         }))
     }
 }
@@ -116,6 +127,56 @@ impl Simulator<'_> {
     /// RBER of a page now: the model's wear and retention errors, plus read disturbance.
     pub(super) fn page_rber(&self, ppn: Ppn) -> f64 {
         self.page_rber_at(ppn, self.retention_clock_h())
+    }
+
+    /// Where a page's reads stand in the retry-table model (None when it is off).
+    fn retry_need(&self, ppn: Ppn, rber: f64) -> Option<RetryNeed> {
+        let rel = self.rel.as_ref()?;
+        let model = rel.retry.as_ref()?;
+        let block = self.geo.block_of(ppn);
+        let age = rel.state.age_h(ppn, self.retention_clock_h());
+        let z = page_normal(rel.state.write_key(ppn, block));
+        Some(model.need(rel.state.wear[block as usize] as f64, age, z, rber))
+    }
+
+    /// The read transaction `id`'s current attempt as the schemes see it. At the first
+    /// attempt a scheme with its own retry references chooses where the read starts.
+    pub(super) fn attempt(&mut self, id: u32) -> Attempt {
+        let t = *self.txns.get(id);
+        let rber = self.page_rber(t.ppn);
+        let need = self.retry_need(t.ppn, rber);
+        let mut a = Attempt {
+            ppn: t.ppn,
+            step: t.step as u32,
+            rber,
+            kind: super::flash_path::read_kind(t.kind),
+            reference: t.reference as u32,
+            shift: need.map_or(f64::NAN, |n| n.shift),
+            decodable: true,
+        };
+        if let Some(need) = need {
+            if t.step == 0 && self.hooks.has(Hook::RetryReference) {
+                a.reference = self.scheme.first_reference(&a).min(self.table_steps());
+                self.txns.get_mut(id).reference = a.reference as u8;
+            }
+            a.decodable = self.rel.as_ref().and_then(|r| r.retry.as_ref()).is_some_and(|m| m.succeeds(need, a.reference));
+        }
+        a
+    }
+
+    /// Entries of the retry table (0 when the model is off).
+    pub(super) fn table_steps(&self) -> u32 {
+        self.rel.as_ref().and_then(|r| r.retry.as_ref()).map_or(0, |m| m.config().table_steps)
+    }
+
+    /// A read's attempt failed: the entry its next attempt reads at, as the scheme says
+    /// (walking the table by default), within the table.
+    pub(super) fn advance_reference(&mut self, id: u32, a: &Attempt) {
+        if self.table_steps() == 0 {
+            return;
+        }
+        let next = if self.hooks.has(Hook::RetryReference) { self.scheme.next_reference(a) } else { a.reference + 1 };
+        self.txns.get_mut(id).reference = next.min(self.table_steps()) as u8;
     }
 
     /// RBER of a page when the retention clock reads `clock_h`.
@@ -250,9 +311,11 @@ impl Simulator<'_> {
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
+        let attempt = if self.table_steps() > 0 && !raw { Some(self.attempt(id)) } else { None };
         let (decode_ns, outcome) = match self.cfg.ecc.scheme {
             _ if raw => (0, Decoded::Raw),
             EccScheme::None => (0, Decoded::Raw),
+            EccScheme::Ldpc if attempt.is_some() => self.table_decode(&attempt.expect("checked"), step),
             EccScheme::Ldpc => {
                 let l = &self.cfg.ecc.ldpc;
                 let stage = l.stage_for(rber);
@@ -287,7 +350,15 @@ impl Simulator<'_> {
         let outcome = match outcome {
             Decoded::Raw => Decoded::Raw,
             _ if self.hooks.has(Hook::ReadRetry) => {
-                let a = Attempt { ppn: t.ppn, step, rber, kind: super::flash_path::read_kind(t.kind) };
+                let a = attempt.unwrap_or(Attempt {
+                    ppn: t.ppn,
+                    step,
+                    rber,
+                    kind: super::flash_path::read_kind(t.kind),
+                    reference: 0,
+                    shift: f64::NAN,
+                    decodable: true,
+                });
                 match self.scheme.after_decode(&a, outcome == Decoded::Retry) {
                     Verdict::AsDecoded => outcome,
                     Verdict::Raw => Decoded::Raw,
@@ -296,6 +367,14 @@ impl Simulator<'_> {
             }
             _ => outcome,
         };
+        if let Some(a) = attempt.filter(|a| !a.decodable) {
+            let rel = self.rel.as_mut().expect("reliability is on");
+            rel.stats.failed_transfers += 1;
+            rel.stats.failed_transfer_ns += xfer_ns;
+            if outcome == Decoded::Retry {
+                self.advance_reference(id, &a);
+            }
+        }
         let now = self.now();
         let ch = self.geo.channel_of_die(self.geo.die_of_plane(t.plane)) as usize;
         let rel = self.rel.as_mut().expect("reliability is on");
@@ -324,6 +403,28 @@ impl Simulator<'_> {
         } else {
             self.q.schedule(end, Ev::Decoded(id, outcome as u8));
         }
+    }
+
+    /// A hard LDPC decode of `a` under the retry-table model: it succeeds when the attempt's
+    /// reference is within the page's margin, taking longer the more errors it corrects; a
+    /// failing decode runs every iteration, and the read retries while the table lasts,
+    /// then goes to RAID recovery (or is uncorrectable without it).
+    fn table_decode(&self, a: &Attempt, step: u32) -> (Time, Decoded) {
+        let model = self.rel.as_ref().and_then(|r| r.retry.as_ref()).expect("the retry model is on");
+        let hard_us = self.cfg.ecc.ldpc.hard_us;
+        let (us, outcome) = if a.decodable {
+            let need = RetryNeed { shift: a.shift, margin: f64::INFINITY };
+            let fill = (model.rber_at(need, a.rber, a.reference) / model.capability()).min(1.0);
+            let min_us = model.config().decode_min_us.min(hard_us);
+            (min_us + (hard_us - min_us) * fill, Decoded::Success)
+        } else if step < model.config().table_steps {
+            (hard_us, Decoded::Retry)
+        } else if self.cfg.ecc.ldpc.raid_us > 0.0 {
+            (hard_us, Decoded::Raid)
+        } else {
+            (hard_us, Decoded::Uncorrectable)
+        };
+        (crate::sim::round_u64(us * 1e3), outcome)
     }
 
     /// A decode finished with `outcome`.
@@ -363,11 +464,16 @@ impl Simulator<'_> {
             Decoded::Raw => rel.stats.raw += 1,
             Decoded::Recovered => {}
             _ => match scheme {
-                EccScheme::Ldpc if t.step == 0 => rel.stats.hard += 1,
+                // Under the retry-table model every attempt is a hard decode.
+                EccScheme::Ldpc if t.step == 0 || rel.retry.is_some() => rel.stats.hard += 1,
                 EccScheme::Ldpc => rel.stats.soft[t.step as usize - 1] += 1,
                 _ => rel.stats.bch_ok += 1,
             },
         }
+        if rel.stats.reads_by_steps.len() <= steps as usize {
+            rel.stats.reads_by_steps.resize(steps as usize + 1, 0);
+        }
+        rel.stats.reads_by_steps[steps as usize] += 1;
         // In thousandths of a step, so that the summary's three decimals keep the mean.
         if steps == 0 {
             rel.stats.reads_without_retry += 1;

@@ -63,7 +63,14 @@ impl Simulator<'_> {
             enabled: true,
             rber: RberReport { mean: scale(rber.mean), p99: scale(rber.p99), max: scale(rber.max) },
             decode: DecodeReport { hard: s.hard, soft: s.soft.clone(), raid: s.raid, uncorrectable: s.uncorrectable, bch: s.bch_ok, raw: s.raw },
-            read_retries: RetryReport { mean: retries.mean, max: retries.max.round() as u64 },
+            read_retries: RetryReport {
+                mean: retries.mean,
+                max: retries.max.round() as u64,
+                reads_by_steps: s.reads_by_steps.clone(),
+                in_die_senses: s.in_die_senses,
+                failed_transfers: s.failed_transfers,
+                failed_transfer_us: round3(s.failed_transfer_ns as f64 / 1e3),
+            },
             uncorrectable_reads: s.uncorrectable,
             read_breakdown_us: ReadBreakdown {
                 sense: per_read(s.sense_ns),

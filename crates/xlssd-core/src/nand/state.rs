@@ -84,6 +84,12 @@ impl DeviceState {
         (clock_h - programmed as f64).max(0.0)
     }
 
+    /// A key that changes whenever the page is written again (its word of state and its
+    /// block's wear), for per-write variation drawn by hashing.
+    pub fn write_key(&self, ppn: Ppn, block: u32) -> u64 {
+        self.pages[ppn as usize] ^ (self.wear[block as usize].to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
+    }
+
     pub fn algorithm(&self, ppn: Ppn, default: Ispp) -> Ispp {
         match (self.pages[ppn as usize] >> 32) as u8 {
             1 => Ispp::Sv,

@@ -31,6 +31,8 @@ pub struct PhysicsConfig {
     pub exp_linear: crate::physics::exp_linear::ExpLinearConfig,
     pub read_disturbance: crate::physics::read_disturb::ReadDisturbConfig,
     pub vth: crate::physics::vth::VthConfig,
+    /// Read-retry by retry-table steps (seed 004, RiF).
+    pub read_retry: crate::physics::read_retry::ReadRetryConfig,
 }
 
 impl Default for PhysicsConfig {
@@ -46,6 +48,7 @@ impl Default for PhysicsConfig {
             exp_linear: Default::default(),
             read_disturbance: Default::default(),
             vth: Default::default(),
+            read_retry: Default::default(),
         }
     }
 }
@@ -71,6 +74,7 @@ impl Default for AgingConfig {
 impl PhysicsConfig {
     pub fn validate(&self) -> Result<()> {
         fraction("physics.program_speedup_at_100k", self.program_speedup_at_100k, false, true)?;
+        self.read_retry.validate("physics.read_retry")?;
         if !(self.retention_scale.is_finite() && self.retention_scale >= 0.0 && self.retention_scale <= 1e12) {
             return Err(bad("physics.retention_scale", self.retention_scale, "a number in [0, 1e12]"));
         }

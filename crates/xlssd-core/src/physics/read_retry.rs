@@ -23,10 +23,6 @@
 //!
 //! Schemes that start retrying elsewhere in the table (near the optimum) use
 //! [`ReadRetryModel::succeeds`] for any entry.
-//!
-//! The defaults are placeholders until the model is calibrated against published 3D TLC
-//! characterisation; the read path does not use the model yet (BCH retries still follow
-//! `ecc.retry_rber_factor`, LDPC reads the soft levels).
 
 use serde::{Deserialize, Serialize};
 
@@ -35,12 +31,20 @@ use crate::error::Result;
 
 /// Bits in a KiB: the capability is given per KiB of data.
 const BITS_PER_KIB: f64 = 8_192.0;
+/// The longest retry table (a read's attempts are counted in a byte).
+pub const MAX_TABLE_STEPS: u32 = 200;
+/// Steps by which an attempt may miss the margin and still count as within it: an RBER at
+/// exactly the capability decodes, whatever the last bit of the arithmetic says.
+const EDGE: f64 = 1e-9;
 /// One year, the retention the shift is quoted at.
 const YEAR_H: f64 = 8_760.0;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReadRetryConfig {
+    /// Whether reads follow this model (needs a physics model and `ecc.scheme = "ldpc"`):
+    /// each attempt is a hard decode at one retry-table entry.
+    pub enabled: bool,
     /// Entries of the retry table after the default reference.
     pub table_steps: u32,
     /// Optimal shift (steps) of one-year-old data on a fresh block.
@@ -55,11 +59,16 @@ pub struct ReadRetryConfig {
     pub slope: f64,
     /// Bit errors per KiB the decoder corrects in one attempt (hard decode).
     pub capability_bits_per_kib: f64,
+    /// Hard-decode time (us) of data with no errors; it grows linearly with the RBER to
+    /// `ecc.ldpc.hard_us` at the capability, and a failing decode takes `hard_us` (every
+    /// iteration).
+    pub decode_min_us: f64,
 }
 
 impl Default for ReadRetryConfig {
     fn default() -> Self {
         ReadRetryConfig {
+            enabled: false,
             table_steps: 16,
             base_shift: 2.0,
             shift_per_kpe: 2.0,
@@ -67,6 +76,7 @@ impl Default for ReadRetryConfig {
             spread: 1.0,
             slope: 0.25,
             capability_bits_per_kib: 80.0,
+            decode_min_us: 2.0,
         }
     }
 }
@@ -75,13 +85,15 @@ impl ReadRetryConfig {
     /// Rejects impossible values, naming the key under `prefix`.
     pub fn validate(&self, prefix: &str) -> Result<()> {
         let k = |name: &str| format!("{prefix}.{name}");
-        if !(1..=256).contains(&self.table_steps) {
-            return Err(bad(&k("table_steps"), self.table_steps, "1 to 256"));
+        // A read's attempts are counted in a byte.
+        if !(1..=MAX_TABLE_STEPS).contains(&self.table_steps) {
+            return Err(bad(&k("table_steps"), self.table_steps, &format!("1 to {MAX_TABLE_STEPS}")));
         }
         for (name, v, lo, hi) in [
             ("base_shift", self.base_shift, 0.0, 1e3),
             ("shift_per_kpe", self.shift_per_kpe, 0.0, 1e3),
             ("spread", self.spread, 0.0, 1e3),
+            ("decode_min_us", self.decode_min_us, 0.0, 1e6),
         ] {
             if !(v.is_finite() && (lo..=hi).contains(&v)) {
                 return Err(bad(&k(name), v, &format!("a number in [{lo}, {hi}]")));
@@ -153,7 +165,7 @@ impl ReadRetryModel {
 
     /// Whether a read at table entry `k` decodes.
     pub fn succeeds(&self, need: RetryNeed, k: u32) -> bool {
-        (need.shift - k as f64).abs() <= need.margin
+        (need.shift - k as f64).abs() <= need.margin + EDGE
     }
 
     /// Retry steps a read that walks the table from the default reference needs: `Some(0)`
@@ -162,7 +174,7 @@ impl ReadRetryModel {
         if need.margin < 0.0 {
             return None;
         }
-        let k = (need.shift - need.margin).ceil().max(0.0);
+        let k = (need.shift - need.margin - EDGE).ceil().max(0.0);
         (k <= self.cfg.table_steps as f64).then_some(k as u32)
     }
 }
@@ -171,14 +183,14 @@ impl ReadRetryModel {
 /// of a read, and every read of the same data, sees the same page: Box-Muller on two
 /// uniforms hashed from the key.
 pub fn page_normal(key: u64) -> f64 {
-    let (a, b) = (mix(key), mix(key ^ 0xD1B5_4A32_D192_ED03));
+    let (a, b) = (hash64(key), hash64(key ^ 0xD1B5_4A32_D192_ED03));
     // Uniforms strictly inside (0, 1), so that the logarithm is finite.
     let unit = |x: u64| ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
     (-2.0 * unit(a).ln()).sqrt() * (std::f64::consts::TAU * unit(b)).cos()
 }
 
 /// SplitMix64's finaliser: spreads consecutive keys over the whole range.
-fn mix(key: u64) -> u64 {
+pub fn hash64(key: u64) -> u64 {
     let mut x = key.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

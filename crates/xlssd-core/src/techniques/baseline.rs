@@ -14,6 +14,7 @@ impl Cleaning for Baseline {}
 impl FreeBlocks for Baseline {}
 impl ReadPath for Baseline {}
 impl ReadRetry for Baseline {}
+impl RetryReference for Baseline {}
 impl EraseControl for Baseline {}
 impl Background for Baseline {}
 impl CacheTier for Baseline {}

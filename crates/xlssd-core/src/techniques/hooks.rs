@@ -27,19 +27,21 @@ pub enum Hook {
     FreeBlocks,
     ReadPath,
     ReadRetry,
+    RetryReference,
     Erase,
     Background,
     CacheTier,
 }
 
 impl Hook {
-    pub const ALL: [Hook; 9] = [
+    pub const ALL: [Hook; 10] = [
         Hook::Placement,
         Hook::ProgramMode,
         Hook::Cleaning,
         Hook::FreeBlocks,
         Hook::ReadPath,
         Hook::ReadRetry,
+        Hook::RetryReference,
         Hook::Erase,
         Hook::Background,
         Hook::CacheTier,
@@ -53,6 +55,7 @@ impl Hook {
             Hook::FreeBlocks => "free_blocks",
             Hook::ReadPath => "read_path",
             Hook::ReadRetry => "read_retry",
+            Hook::RetryReference => "retry_reference",
             Hook::Erase => "erase",
             Hook::Background => "background",
             Hook::CacheTier => "cache_tier",
@@ -296,8 +299,15 @@ pub struct Attempt {
     pub ppn: Ppn,
     /// Attempts before this one.
     pub step: u32,
+    /// The page's RBER at its best read reference.
     pub rber: f64,
     pub kind: ReadKind,
+    /// With `physics.read_retry` on: the retry-table entry this attempt reads at (0: the
+    /// default reference), the page's optimal shift in table steps (NaN otherwise), and
+    /// whether this attempt's data decodes (what a syndrome-weight check predicts).
+    pub reference: u32,
+    pub shift: f64,
+    pub decodable: bool,
 }
 
 /// What to do with a decoded read.
@@ -323,6 +333,20 @@ pub trait ReadRetry {
     /// After a decode: `decoder_retries` says whether the decoder would try another step.
     fn after_decode(&mut self, _a: &Attempt, _decoder_retries: bool) -> Verdict {
         Verdict::AsDecoded
+    }
+}
+
+/// Where read-retry attempts read: entries of the retry table (`physics.read_retry`).
+pub trait RetryReference {
+    /// The table entry a read's first attempt reads at (`a.reference` is 0 when asked).
+    fn first_reference(&mut self, _a: &Attempt) -> u32 {
+        0
+    }
+
+    /// The table entry the attempt after the failed attempt `a` reads at (walking the
+    /// table by default).
+    fn next_reference(&mut self, a: &Attempt) -> u32 {
+        a.reference + 1
     }
 }
 
@@ -459,7 +483,17 @@ impl TaskCounts {
 
 /// A scheme: a bundle of hook implementations and its parameters.
 pub trait Technique:
-    Placement + ProgramModes + Cleaning + FreeBlocks + ReadPath + ReadRetry + EraseControl + Background + CacheTier + Observer
+    Placement
+    + ProgramModes
+    + Cleaning
+    + FreeBlocks
+    + ReadPath
+    + ReadRetry
+    + RetryReference
+    + EraseControl
+    + Background
+    + CacheTier
+    + Observer
 {
     /// Adjusts the device when the simulator is built (streams' page layouts, reserves).
     fn set_up(&mut self, _ctx: &mut SetupCtx) {}

@@ -116,6 +116,15 @@ impl ReadRetry for Joined {
     }
 }
 
+impl RetryReference for Joined {
+    fn first_reference(&mut self, a: &Attempt) -> u32 {
+        self.part(Hook::RetryReference).first_reference(a)
+    }
+    fn next_reference(&mut self, a: &Attempt) -> u32 {
+        self.part(Hook::RetryReference).next_reference(a)
+    }
+}
+
 impl EraseControl for Joined {
     fn erase_plan(&mut self, block: u32, base_ns: Time) -> ErasePlan {
         self.part(Hook::Erase).erase_plan(block, base_ns)
@@ -229,6 +238,7 @@ mod tests {
     impl FreeBlocks for Part {}
     impl ReadPath for Part {}
     impl ReadRetry for Part {}
+impl RetryReference for Part {}
     impl Background for Part {}
     impl CacheTier for Part {}
     impl Technique for Part {}

@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod hooks;
 mod joined;
 pub mod redftl;
+pub mod rif;
 pub mod separation;
 
 use std::collections::BTreeMap;
@@ -77,10 +78,10 @@ pub struct BuildCtx<'a> {
 
 /// Every scheme, baselines included.
 pub const SCHEMES: &[SchemeInfo] =
-    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA];
+    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA, rif::RETRY, rif::IDEAL, rif::SENC, rif::SWR, rif::RIF];
 
 /// Every technique table.
-pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE];
+pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE, rif::TABLE];
 
 /// For a scheme whose streams do not depend on its table.
 pub fn no_extra_streams(_table: &serde_json::Value) -> u32 {
@@ -387,7 +388,7 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora"]);
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora", "retry", "ideal", "senc", "swr", "rif"]);
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

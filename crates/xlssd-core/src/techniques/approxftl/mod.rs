@@ -435,6 +435,7 @@ impl Background for Approx {
 
 impl ReadPath for Approx {}
 impl ReadRetry for Approx {}
+impl RetryReference for Approx {}
 impl CacheTier for Approx {}
 
 impl Observer for Approx {

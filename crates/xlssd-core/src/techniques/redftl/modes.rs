@@ -369,6 +369,7 @@ impl Background for ReadResistant {
 
 impl FreeBlocks for ReadResistant {}
 impl ReadRetry for ReadResistant {}
+impl RetryReference for ReadResistant {}
 impl EraseControl for ReadResistant {}
 impl CacheTier for ReadResistant {}
 

@@ -71,6 +71,7 @@ impl ProgramModes for ReadReclaim {}
 impl Cleaning for ReadReclaim {}
 impl FreeBlocks for ReadReclaim {}
 impl ReadRetry for ReadReclaim {}
+impl RetryReference for ReadReclaim {}
 impl EraseControl for ReadReclaim {}
 impl Background for ReadReclaim {}
 impl CacheTier for ReadReclaim {}

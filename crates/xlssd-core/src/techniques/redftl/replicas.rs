@@ -189,6 +189,7 @@ impl ProgramModes for RedFtl {}
 impl Cleaning for RedFtl {}
 impl FreeBlocks for RedFtl {}
 impl ReadRetry for RedFtl {}
+impl RetryReference for RedFtl {}
 impl EraseControl for RedFtl {}
 impl Background for RedFtl {}
 impl CacheTier for RedFtl {}

@@ -402,6 +402,7 @@ impl ProgramModes for Separator {}
 impl FreeBlocks for Separator {}
 impl ReadPath for Separator {}
 impl ReadRetry for Separator {}
+impl RetryReference for Separator {}
 impl EraseControl for Separator {}
 impl Background for Separator {}
 impl CacheTier for Separator {}
