@@ -260,10 +260,27 @@ pub struct EraseCountReport {
 pub struct BusyReport {
     /// Sums over all channels.
     pub channels_total: BusyBreakdown,
+    /// The same channel time by what it carried.
+    pub channel_use: ChannelUseReport,
     /// Sums over all dies.
     pub dies_total: BusyBreakdown,
     pub channels: Vec<BusyBreakdown>,
     pub dies: Vec<BusyBreakdown>,
+}
+
+/// Channel time summed over channels, by what it carried, in ns: the parts add up to the
+/// channels' time (simulated time x channels).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ChannelUseReport {
+    /// Commands and addresses.
+    pub command_ns: u64,
+    /// Data of writes, and of reads that decoded (or were not decoded).
+    pub data_ns: u64,
+    /// Read data whose decode failed (RiF's UNCOR).
+    pub failed_data_ns: u64,
+    /// Held by read data waiting for room in the ECC engine's buffer (RiF's ECCWAIT).
+    pub ecc_wait_ns: u64,
+    pub idle_ns: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

@@ -153,3 +153,45 @@ fn bad_settings_are_refused_naming_the_key() {
     let e = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).err().expect("refused").to_string();
     assert!(e.contains("physics.read_retry.enabled"), "{e}");
 }
+
+#[test]
+fn channel_time_is_split_by_what_it_carried() {
+    let mut cfg = device("retry");
+    cfg.timing.cmd_ns = 300;
+    let n = 10;
+    let r = reads(&cfg, n);
+    let u = &r.nand.busy.channel_use;
+    // Eight attempts per read, each a command; seven of their transfers failed to decode.
+    assert_eq!(u.command_ns, 8 * 300 * n);
+    assert_eq!(u.failed_data_ns, 7 * XFER * n);
+    assert_eq!((u.data_ns, u.ecc_wait_ns), (XFER * n, 0));
+    let channels = cfg.geometry.channels as u64;
+    assert_eq!(u.command_ns + u.data_ns + u.failed_data_ns + u.ecc_wait_ns + u.idle_ns, r.sim.simulated_ns * channels);
+    // RiF moves nothing in vain; its in-die senses need no command.
+    let mut cfg = device("rif");
+    cfg.timing.cmd_ns = 300;
+    cfg.scheme.tables.insert("rif".into(), serde_json::json!({ "accuracy": 1.0 }));
+    let u = reads(&cfg, n).nand.busy.channel_use;
+    assert_eq!((u.command_ns, u.failed_data_ns, u.data_ns), (300 * n, 0, XFER * n));
+}
+
+#[test]
+fn a_full_decode_buffer_holds_the_channel() {
+    // Three reads at once on three dies of one channel; every decode takes 100 us and the
+    // engine holds one page waiting. The first page decodes as it arrives, the second waits
+    // in the buffer, so the third transfer holds the channel until the second page starts
+    // decoding: 100 us after the first arrived, less the second's transfer.
+    let mut cfg = device("ideal");
+    let g = &mut cfg.geometry;
+    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 3, 1);
+    cfg.ecc.ldpc.hard_us = 100.0;
+    cfg.physics.read_retry.decode_min_us = 100.0;
+    cfg.ecc.decode_buffer_pages = 1;
+    let reqs = (0..3).map(|i| req(0, i, 1, Op::Read, 8)).collect();
+    let r = run(&cfg, VecSource::open(reqs), true);
+    assert_eq!(r.nand.busy.channel_use.ecc_wait_ns, 100_000 - XFER);
+    // Without a limit the data waits in controller memory, not on the channel.
+    cfg.ecc.decode_buffer_pages = 0;
+    let reqs = (0..3).map(|i| req(0, i, 1, Op::Read, 8)).collect();
+    assert_eq!(run(&cfg, VecSource::open(reqs), true).nand.busy.channel_use.ecc_wait_ns, 0);
+}

@@ -42,6 +42,10 @@ pub struct EccConfig {
     /// Read approximately programmed pages raw, without decoding (seed 000 Sec. III-A: the
     /// ECC of approximate pages may be skipped).
     pub skip_approximate: bool,
+    /// Pages of read data a channel's ECC engine can hold waiting to be decoded; a read
+    /// transfer that would overflow it holds the channel until a page starts decoding (the
+    /// channel's ECC wait). 0: no limit, data waits in controller memory.
+    pub decode_buffer_pages: u32,
 }
 
 impl Default for EccConfig {
@@ -55,6 +59,7 @@ impl Default for EccConfig {
             retry_steps: 8,
             retry_rber_factor: 0.6,
             skip_approximate: false,
+            decode_buffer_pages: 0,
         }
     }
 }
@@ -118,6 +123,9 @@ impl EccConfig {
         }
         if !(l.raid_us.is_finite() && l.raid_us >= 0.0 && l.raid_us <= MAX_DURATION_US) {
             return Err(bad("ecc.ldpc.raid_us", l.raid_us, "a number of microseconds >= 0 (0 disables RAID)"));
+        }
+        if self.decode_buffer_pages > 1024 {
+            return Err(bad("ecc.decode_buffer_pages", self.decode_buffer_pages, "0 (no limit) to 1024"));
         }
         if self.retry_steps > 64 {
             return Err(bad("ecc.retry_steps", self.retry_steps, "at most 64"));

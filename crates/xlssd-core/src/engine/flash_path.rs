@@ -363,6 +363,7 @@ impl Simulator<'_> {
         let n = op.n as u64;
         self.dies[die as usize].op = op;
         let cmd = self.timing.cmd_ns;
+        self.chan_use.command_ns += cmd;
         let inbound = match class {
             OpClass::Program => cmd + n * self.unit_pages as Time * self.timing.page_xfer_ns,
             OpClass::Read | OpClass::Erase => cmd,
@@ -404,14 +405,30 @@ impl Simulator<'_> {
 
     fn grant_channel(&mut self, ch: u32, die: u32, duration: Time) {
         self.channels[ch as usize].owner = Some(die);
-        let first = self.dies[die as usize].op.txns[0];
-        let activity = self.txns.get(first).kind.activity();
-        self.chan_busy[ch as usize].add(activity, duration);
+        let op = self.dies[die as usize].op;
+        let activity = self.txns.get(op.txns[0]).kind.activity();
+        // Read data going out may first wait, holding the channel, for room in the ECC
+        // engine's buffer.
+        let wait = if op.class == OpClass::Read && op.phase == Phase::WaitOut { self.ecc_wait(ch, op.n as u32) } else { 0 };
+        self.chan_use.ecc_wait_ns += wait;
+        self.chan_busy[ch as usize].add(activity, wait + duration);
         self.energy.transfer_j += self.joules(duration as f64, self.cfg.energy.transfer_ma);
-        self.q.schedule_in(duration, Ev::ChannelDone(ch));
+        self.q.schedule_in(wait + duration, Ev::ChannelDone(ch));
     }
 
     pub(super) fn on_channel_done(&mut self, ch: u32) {
+        if self.cfg.ecc.decode_buffer_pages > 0 {
+            // With a bounded decode buffer, the data just moved is handed to the ECC engine
+            // before the next transfer asks for room in it; the channel stays held meanwhile,
+            // so that requests this makes queue behind those already waiting.
+            let Some(die) = self.channels[ch as usize].owner else { return };
+            self.channel_phase_done(die);
+            self.channels[ch as usize].owner = None;
+            if let Some((next, duration)) = self.channels[ch as usize].next_waiter() {
+                self.grant_channel(ch, next, duration);
+            }
+            return;
+        }
         let Some(die) = self.channels[ch as usize].owner.take() else { return };
         if let Some((next, duration)) = self.channels[ch as usize].next_waiter() {
             self.grant_channel(ch, next, duration);

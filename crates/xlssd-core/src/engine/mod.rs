@@ -43,7 +43,7 @@ use crate::nand::{Geometry, Timing};
 use crate::report::Report;
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
-use crate::stats::{Busy, Counters, Energy, LatencyStats};
+use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
 use crate::techniques::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 
 /// Events of the simulation. Payloads are small indices so that events stay `Copy`.
@@ -261,6 +261,8 @@ pub struct Simulator<'s> {
     counters: Counters,
     die_busy: Vec<Busy>,
     chan_busy: Vec<Busy>,
+    /// Channel time by what it carried (commands, ECC waits; the rest is data).
+    chan_use: ChannelUse,
     energy: Energy,
     /// A background run is scheduled (at most one is).
     background_pending: bool,
@@ -434,6 +436,7 @@ impl<'s> Simulator<'s> {
             counters: Counters::default(),
             die_busy: vec![Busy::default(); geo.dies as usize],
             chan_busy: vec![Busy::default(); geo.channels as usize],
+            chan_use: ChannelUse::default(),
             energy: Energy::default(),
             background_pending: false,
             finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),

@@ -76,6 +76,9 @@ pub(super) struct Reliability {
     rng: Xoshiro256PlusPlus,
     /// When each channel's ECC engine is next free.
     ecc_free: Vec<Time>,
+    /// With `ecc.decode_buffer_pages`: when each page handed to a channel's engine starts
+    /// decoding, in order (the engine is first come, first served).
+    decode_starts: Vec<std::collections::VecDeque<Time>>,
     /// Adaptive BCH t by (algorithm, wear in whole cycles).
     t_cache: FxHashMap<(u8, u32), u32>,
     /// When each read in its decode path first failed, to time its retries.
@@ -101,6 +104,7 @@ impl Reliability {
             stats: ReliabilityStats { soft: vec![0; cfg.ecc.ldpc.soft_levels as usize], ..Default::default() },
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             ecc_free: vec![0; channels as usize],
+            decode_starts: vec![Default::default(); channels as usize],
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
             retry: cfg.physics.read_retry.enabled.then(|| ReadRetryModel::new(cfg.physics.read_retry.clone())),
@@ -396,6 +400,9 @@ impl Simulator<'_> {
         let start = rel.ecc_free[ch].max(now);
         let end = start + decode_ns;
         rel.ecc_free[ch] = end;
+        if self.cfg.ecc.decode_buffer_pages > 0 && start > now {
+            rel.decode_starts[ch].push_back(start);
+        }
         if t.kind == TxnKind::HostRead && matches!(outcome, Decoded::Success | Decoded::Raw | Decoded::Uncorrectable) {
             // Nothing waits on a host read's last decode but its request: settle it now and
             // let the request complete at the decode's end, without an event of its own.
@@ -425,6 +432,24 @@ impl Simulator<'_> {
             (hard_us, Decoded::Uncorrectable)
         };
         (crate::sim::round_u64(us * 1e3), outcome)
+    }
+
+    /// How long a transfer of `pages` read pages on channel `ch` starting now must hold the
+    /// channel before its data fits the ECC engine's buffer (0 without a limit).
+    pub(super) fn ecc_wait(&mut self, ch: u32, pages: u32) -> Time {
+        let limit = self.cfg.ecc.decode_buffer_pages as usize;
+        let now = self.now();
+        let Some(rel) = self.rel.as_mut().filter(|_| limit > 0) else { return 0 };
+        let waiting = &mut rel.decode_starts[ch as usize];
+        while waiting.front().is_some_and(|&t| t <= now) {
+            waiting.pop_front();
+        }
+        // Room for all the pages, or for none but them when they are more than the buffer.
+        let keep = limit.saturating_sub(pages as usize);
+        if waiting.len() <= keep {
+            return 0;
+        }
+        waiting[waiting.len() - keep - 1] - now
     }
 
     /// A decode finished with `outcome`.

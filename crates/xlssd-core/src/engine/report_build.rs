@@ -49,6 +49,22 @@ fn round_j(x: f64) -> f64 {
 }
 
 impl Simulator<'_> {
+    /// The channels' time split by what it carried; failed read data is counted by the read
+    /// path, per page moved.
+    fn channel_use(&self, total: &Busy, simulated_ns: u64) -> ChannelUseReport {
+        let busy = total.total();
+        let failed = self.rel.as_ref().map_or(0, |r| r.stats.failed_transfer_ns);
+        let u = self.chan_use;
+        debug_assert!(u.command_ns + u.ecc_wait_ns + failed <= busy, "channel time parts exceed its busy time");
+        ChannelUseReport {
+            command_ns: u.command_ns,
+            data_ns: busy.saturating_sub(u.command_ns + u.ecc_wait_ns + failed),
+            failed_data_ns: failed,
+            ecc_wait_ns: u.ecc_wait_ns,
+            idle_ns: (simulated_ns * self.chan_busy.len() as u64).saturating_sub(busy),
+        }
+    }
+
     fn reliability_report(&self) -> ReliabilityReport {
         let Some(rel) = self.rel.as_ref() else { return ReliabilityReport::default() };
         let s = &rel.stats;
@@ -204,6 +220,7 @@ impl Simulator<'_> {
                 },
                 busy: BusyReport {
                     channels_total: breakdown(&ch_total, simulated_ns * self.chan_busy.len() as u64),
+                    channel_use: self.channel_use(&ch_total, simulated_ns),
                     dies_total: breakdown(&die_total, simulated_ns * self.die_busy.len() as u64),
                     channels: self.chan_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
                     dies: self.die_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),

@@ -35,6 +35,14 @@ impl Busy {
     }
 }
 
+/// Channel time, summed over channels, by what it carried beyond data: commands, and the
+/// time read data waited for room in the ECC engine's buffer while holding the channel.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChannelUse {
+    pub command_ns: u64,
+    pub ecc_wait_ns: u64,
+}
+
 /// Energy in joules by source.
 #[derive(Debug, Clone, Default)]
 pub struct Energy {
