@@ -1,5 +1,6 @@
-"""Trace replay through the `xlssd` command, one format at a time: MSR Cambridge CSV and
-blkparse text files written here, replayed on the tiny preset.
+"""Trace replay through the `xlssd` command, one format at a time: MSR Cambridge CSV,
+blkparse text, UMass/SPC, Alibaba Cloud and SYSTOR '17 CSV files written here, replayed on
+the tiny preset.
 
 Expected values follow from docs/traces.md and the device parameters. Runs pin a single
 tR of 50 us, no command time, 200 ns DRAM accesses and 50 % preconditioning on top of the
@@ -334,3 +335,117 @@ def test_malformed_spc_line_names_file_and_line(cli, tmp_path, bad, message):
     out = tmp_path / "r.json"
     p, r = replay(cli, trace, out, "--format", "spc")
     assert_rejected(p, r, out, f"{trace}:4:", message)
+
+
+# --------------------------------------------------------------------------------------
+# Alibaba Cloud and SYSTOR '17 CSV
+
+
+ALIBABA_T0 = 1_577_808_000_000_000  # microseconds since the Unix epoch
+SYSTOR_HEADER = "Timestamp,Response,IOType,LUN,Offset,Size"
+
+
+def alibaba_trace(tmp_path):
+    """The three requests of `msr_trace` in Alibaba's columns: timestamps in microseconds,
+    offsets and lengths in bytes, lower-case w for the write, other volumes interleaved."""
+    assert PAGE == 4096, "the write below is laid out for 4 KiB pages"
+    path = tmp_path / "io_traces.csv"
+    path.write_text(
+        f"0,R,0,{PAGE},{ALIBABA_T0}\n"
+        f"1,R,{UNMAPPED_PAGE * PAGE},{PAGE},{ALIBABA_T0 + 10_000}\n"
+        f"0, w , 4196 , 6000 ,{ALIBABA_T0 + 20_000}\n"
+    )
+    return path
+
+
+def systor_trace(tmp_path):
+    """The three requests of `msr_trace` in SYSTOR's columns: a header, timestamps in
+    seconds with six decimals, an empty response time, several LUNs."""
+    assert PAGE == 4096, "the write below is laid out for 4 KiB pages"
+    path = tmp_path / "systor.csv"
+    path.write_text(
+        f"{SYSTOR_HEADER}\n"
+        f"1487348895.000000,0.000234,R,3,0,{PAGE}\n"
+        f"1487348895.010000,,R,4,{UNMAPPED_PAGE * PAGE},{PAGE}\n"
+        "1487348895.020000,0.5,w,3,4196,6000\n"
+    )
+    return path
+
+
+CSV_TRACES = {"alibaba": alibaba_trace, "systor": systor_trace}
+
+
+@pytest.mark.parametrize("fmt", CSV_TRACES)
+def test_cloud_csv_trace_is_detected_and_converts_bytes_and_times(cli, tmp_path, fmt):
+    trace = CSV_TRACES[fmt](tmp_path)
+    p, r = replay(cli, trace, tmp_path / "r.json")
+    assert p.returncode == 0, p.stderr
+    host, ftl = r["host"], r["ftl"]
+    assert (host["read"]["count"], host["write"]["count"]) == (2, 1)
+    assert host["read"]["bytes"] == 2 * PAGE
+    # 6,000 bytes from byte 4,196 (100 bytes into sector 8): sectors 8-19, pages 1 and 2.
+    assert host["write"]["bytes"] == 12 * 512
+    assert (ftl["host_pages_read"], ftl["host_pages_written"], ftl["materialized_pages"]) == (2, 2, 1)
+    assert host["read"]["latency_us"]["max"] == pytest.approx(IDLE_READ_US, abs=1e-3)
+    # Rebased to the first request: the write arrives 20 ms after it.
+    assert host["span_ns"] == 20_000_000 + DRAM_NS
+    assert r["sim"]["skipped_lines"] == 0
+    assert r["workload"]["format"] == fmt
+    p, explicit = replay(cli, trace, tmp_path / "e.json", "--format", fmt)
+    assert p.returncode == 0, p.stderr
+    assert explicit["host"] == host and explicit["ftl"] == ftl and explicit["workload"]["format"] == fmt
+
+
+ALIBABA_BAD = [
+    # (line text, what the message names)
+    ("0,R,0,4096", "only 4 fields; expected 5"),
+    (f"0,T,0,4096,{ALIBABA_T0 + 30_000}", "opcode `T` is neither R nor W"),
+    (f"0,R,4k,4096,{ALIBABA_T0 + 31_000}", "offset `4k` is not a non-negative integer"),
+    (f"0,W,0,0,{ALIBABA_T0 + 32_000}", "length is 0 bytes"),
+    ("0,R,0,4096,-1", "timestamp `-1` is not a non-negative integer"),
+    ("0,R,0,4096,1577808000.03", "timestamp `1577808000.03`"),
+]
+
+SYSTOR_BAD = [
+    ("1487348895.030000,,R,3,0", "only 5 fields; expected 6"),
+    ("1487348895.031000,,D,3,0,4096", "IOType `D` is neither R nor W"),
+    ("1487348895.032000,,R,3,0x0,4096", "Offset `0x0` is not a non-negative integer"),
+    ("1487348895.033000,,W,3,0,0", "Size is 0 bytes"),
+    ("-1487348895.034,,R,3,0,4096", "Timestamp: time `-1487348895.034` is not a number of seconds"),
+    ("yesterday,,R,3,0,4096", "Timestamp: time `yesterday`"),
+]
+
+CSV_BAD = {"alibaba": ALIBABA_BAD, "systor": SYSTOR_BAD}
+CSV_GOOD_LAST = {"alibaba": f"5,R,4096,4096,{ALIBABA_T0 + 40_000}", "systor": "1487348895.040000,,R,5,4096,4096"}
+
+
+@pytest.mark.parametrize("fmt,bad,message", [(fmt, *case) for fmt, cases in CSV_BAD.items() for case in cases])
+def test_malformed_cloud_csv_line_names_file_and_line(cli, tmp_path, fmt, bad, message):
+    trace = CSV_TRACES[fmt](tmp_path)
+    text = trace.read_text()
+    line = text.count("\n") + 1
+    trace.write_text(f"{text}{bad}\n{CSV_GOOD_LAST[fmt]}\n")
+    out = tmp_path / "r.json"
+    p, r = replay(cli, trace, out, "--format", fmt)
+    assert_rejected(p, r, out, f"{trace}:{line}: {message}")
+
+
+@pytest.mark.parametrize("fmt", CSV_TRACES)
+def test_skip_bad_lines_counts_malformed_cloud_csv_lines(cli, tmp_path, fmt):
+    trace = CSV_TRACES[fmt](tmp_path)
+    bad = "\n".join(line for line, _ in CSV_BAD[fmt])
+    trace.write_text(f"{trace.read_text()}{bad}\n{CSV_GOOD_LAST[fmt]}\n")
+    p, r = replay(cli, trace, tmp_path / "r.json", "--skip-bad-lines")
+    assert p.returncode == 0, p.stderr
+    assert r["workload"]["format"] == fmt, "bad lines after the first do not sway detection"
+    assert r["sim"]["skipped_lines"] == len(CSV_BAD[fmt])
+    assert (r["host"]["read"]["count"], r["host"]["write"]["count"]) == (3, 1)
+
+
+@pytest.mark.parametrize("fmt", CSV_TRACES)
+def test_empty_cloud_csv_trace_is_refused(cli, tmp_path, fmt):
+    trace = tmp_path / "empty.csv"
+    trace.write_text("")
+    out = tmp_path / "r.json"
+    p, r = replay(cli, trace, out, "--format", fmt)
+    assert_rejected(p, r, out, f"{trace}: no requests to replay: the trace is empty")

@@ -10,12 +10,13 @@ from typing import Any, Mapping
 
 from xlssd import _core
 
-FORMATS = ("mqsim", "msr", "blkparse", "spc")
+FORMATS = ("mqsim", "msr", "blkparse", "spc", "alibaba", "systor")
 
 
 @dataclass(frozen=True)
 class Trace:
-    """A trace file; `format` is one of mqsim, msr, blkparse, spc, or None to detect it."""
+    """A trace file; `format` is one of mqsim, msr, blkparse, spc, alibaba, systor, or None to
+    detect it."""
 
     path: str
     format: str | None = None

@@ -73,6 +73,9 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
                 if format == TraceFormat::Msr {
                     assert_eq!(r.arrival_ns % 100, 0, "MSR arrivals are whole 100 ns ticks: {r:?}");
                 }
+                if format == TraceFormat::Alibaba {
+                    assert_eq!(r.arrival_ns % 1000, 0, "Alibaba arrivals are whole microseconds: {r:?}");
+                }
                 if format != TraceFormat::Mqsim {
                     assert!(!r.approx, "{format:?} has no approximate flag: {r:?}");
                 }
@@ -109,9 +112,9 @@ fn check_read(result: &Result<(Vec<Request>, u64), Error>, format: TraceFormat, 
 /// open-loop arrival limits, and skipping bad lines) and with its format detected.
 ///
 /// Invariants: every request covers at least one sector and ends below 2^64 sectors; MSR
-/// arrivals are whole ticks; only MQSim and MSR carry program contexts and placement
-/// handles, and no handle exceeds [`MAX_HANDLE`]; with a time scale, no arrival lies beyond the time limit; a
-/// strict read that succeeds reads the same with bad lines skipped (skipping none); a read
+/// arrivals are whole ticks, Alibaba arrivals whole microseconds; only MQSim and MSR carry
+/// program contexts and placement handles, and no handle exceeds [`MAX_HANDLE`]; with a
+/// time scale, no arrival lies beyond the time limit; a strict read that succeeds reads the same with bad lines skipped (skipping none); a read
 /// with the format detected reads exactly as a read with that format given; errors are
 /// trace errors naming a line of the input, or "no requests", with printable messages.
 pub fn trace(data: &[u8]) {
@@ -121,7 +124,7 @@ pub fn trace(data: &[u8]) {
     let read = |format: TraceFormat, skip: bool, scale: Option<f64>| {
         read_all(reader_for(format, Cursor::new(data.to_vec()), TRACE_NAME, skip, scale))
     };
-    for format in [TraceFormat::Mqsim, TraceFormat::Msr, TraceFormat::Blkparse, TraceFormat::Spc] {
+    for format in TraceFormat::ALL {
         let strict = read(format, false, None);
         check_read(&strict, format, lines, None, &text);
         let scaled = read(format, false, Some(1.0));
@@ -146,7 +149,10 @@ pub fn trace(data: &[u8]) {
             match &e {
                 Error::Io { path, message } => {
                     assert_eq!(path, TRACE_NAME);
-                    assert!(message.ends_with("pass --format (mqsim, msr, blkparse, spc)"), "unexpected detection error {message:?}");
+                    assert!(
+                        message.ends_with("pass --format (mqsim, msr, blkparse, spc, alibaba, systor)"),
+                        "unexpected detection error {message:?}"
+                    );
                 }
                 Error::Trace { file, line, message, .. } => {
                     assert_eq!(file, TRACE_NAME);

@@ -15,20 +15,10 @@
 //! are fixed, and the process name is not a context), so its requests carry neither:
 //! context 0 and no handle.
 
-use super::trace::{parse_u64, quote, LineParser};
+use super::trace::{is_digits, parse_u64, quote};
 use super::{Op, Request};
 
 const EXPECTED: &str = "expected a blkparse event: maj,min cpu seq seconds pid action rwbs sector + count";
-
-/// Parses blkparse text; see the module documentation.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BlkparseParser;
-
-impl LineParser for BlkparseParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
-        parse(line)
-    }
-}
 
 /// True if `field` is a device number `maj,min` (both decimal).
 pub fn is_device(field: &str) -> bool {
@@ -36,10 +26,6 @@ pub fn is_device(field: &str) -> bool {
         Some((maj, min)) => is_digits(maj) && is_digits(min),
         None => false,
     }
-}
-
-fn is_digits(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Parses one line: `Ok(None)` for lines that are not queued events with data.

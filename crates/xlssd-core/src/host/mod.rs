@@ -2,6 +2,7 @@
 //! synthetic generator all yield [`Request`]s through [`RequestSource`], one at a time, so
 //! memory does not grow with the length of a trace.
 
+pub mod alibaba;
 pub mod blkparse;
 pub mod config;
 pub mod detect;
@@ -12,6 +13,7 @@ pub mod prefetch;
 pub mod spc;
 pub mod spec;
 pub mod synthetic;
+pub mod systor;
 pub mod trace;
 
 use serde::{Deserialize, Serialize};
@@ -97,15 +99,31 @@ pub enum TraceFormat {
     Blkparse,
     /// The UMass Trace Repository's SPC CSV: `ASU,LBA,Size,Opcode,Timestamp`.
     Spc,
+    /// The Alibaba Cloud block traces (2020 release): `device_id,opcode,offset,length,timestamp`.
+    Alibaba,
+    /// The SYSTOR '17 LUN traces: `Timestamp,Response,IOType,LUN,Offset,Size`.
+    Systor,
 }
 
 impl TraceFormat {
+    /// Every format, in the order messages list them.
+    pub const ALL: [TraceFormat; 6] = [
+        TraceFormat::Mqsim,
+        TraceFormat::Msr,
+        TraceFormat::Blkparse,
+        TraceFormat::Spc,
+        TraceFormat::Alibaba,
+        TraceFormat::Systor,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Msr => "msr",
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::Spc => "spc",
+            TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Systor => "systor",
         }
     }
 
@@ -115,6 +133,8 @@ impl TraceFormat {
             "msr" | "csv" => Some(TraceFormat::Msr),
             "blkparse" | "blktrace" => Some(TraceFormat::Blkparse),
             "spc" | "umass" => Some(TraceFormat::Spc),
+            "alibaba" => Some(TraceFormat::Alibaba),
+            "systor" => Some(TraceFormat::Systor),
             _ => None,
         }
     }

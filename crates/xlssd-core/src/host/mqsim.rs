@@ -16,22 +16,12 @@
 //! This is the format of the largest traces, so parsing avoids allocation entirely on
 //! well-formed lines.
 
-use super::trace::{parse_context, parse_handle, parse_u64, quote, LineParser};
+use super::trace::{parse_context, parse_handle, parse_u64, quote};
 use super::{Op, Request};
 
 /// What a line must look like, repeated in every message about a short or long line.
 const EXPECTED: &str =
     "expected 5 fields: time_ns device lba_sectors size_sectors type (0=write, 1=read), then optionally approx, context, handle";
-
-/// Parses MQSim trace lines; see the module documentation.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MqsimParser;
-
-impl LineParser for MqsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
-        parse(line).map(Some)
-    }
-}
 
 /// Parses one (non-empty, non-comment) line. Fields after the eighth are ignored, as some
 /// tools append columns of their own.

@@ -13,8 +13,8 @@
 //! handle (0 to 65534, [`MAX_HANDLE`](super::MAX_HANDLE)); either may be empty or `-` for
 //! none. Fields after the ninth are ignored.
 
-use super::trace::{parse_context, parse_handle, parse_u64, quote, LineParser};
-use super::{Op, Request, SECTOR_BYTES};
+use super::trace::{byte_extent, csv_fields, parse_context, parse_handle, quote, starts_with_word, units_to_ns};
+use super::{Op, Request};
 
 const EXPECTED: &str = "expected 7 comma-separated fields: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime, \
                         then optionally Context,Handle";
@@ -22,19 +22,9 @@ const EXPECTED: &str = "expected 7 comma-separated fields: Timestamp,Hostname,Di
 /// Nanoseconds per Windows tick.
 const NS_PER_TICK: u64 = 100;
 
-/// Parses MSR Cambridge CSV lines; see the module documentation.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MsrParser;
-
-impl LineParser for MsrParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
-        parse(line)
-    }
-}
-
 /// True for the optional header line (`Timestamp,Hostname,...`).
 pub fn is_header(line: &str) -> bool {
-    line.get(..9).is_some_and(|p| p.eq_ignore_ascii_case("timestamp"))
+    starts_with_word(line, "timestamp")
 }
 
 /// Parses one line: `Ok(None)` for the header. Fields after the ninth are ignored.
@@ -42,17 +32,8 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     if is_header(line) {
         return Ok(None);
     }
-    let mut fields = line.split(',').map(str::trim);
-    let mut f = [""; 7];
-    for (i, slot) in f.iter_mut().enumerate() {
-        *slot = fields.next().ok_or_else(|| format!("only {i} fields; {EXPECTED}"))?;
-    }
-    let [timestamp, _host, _disk, kind, offset, size, _response] = f;
-
-    let ticks = parse_u64(timestamp, "Timestamp")?;
-    let arrival_ns = ticks
-        .checked_mul(NS_PER_TICK)
-        .ok_or_else(|| format!("Timestamp {ticks} (100 ns ticks) is too large to express in ns"))?;
+    let ([timestamp, _host, _disk, kind, offset, size, _response], mut fields) = csv_fields::<7>(line, EXPECTED)?;
+    let arrival_ns = units_to_ns(timestamp, "Timestamp", NS_PER_TICK, "100 ns ticks")?;
     let op = if kind.eq_ignore_ascii_case("read") {
         Op::Read
     } else if kind.eq_ignore_ascii_case("write") {
@@ -60,18 +41,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     } else {
         return Err(format!("Type `{}` is neither Read nor Write", quote(kind)));
     };
-    let offset = parse_u64(offset, "Offset")?;
-    let size = parse_u64(size, "Size")?;
-    if size == 0 {
-        return Err("Size is 0 bytes; a request covers at least one byte".to_string());
-    }
-    // lba + sectors cannot overflow: lba is at most u64::MAX / 512.
-    let lba = offset / SECTOR_BYTES;
-    // ceil((offset % 512 + size) / 512) without overflow for sizes near u64::MAX.
-    let bytes = (offset % SECTOR_BYTES) as u128 + size as u128;
-    let sectors = bytes.div_ceil(SECTOR_BYTES as u128);
-    let sectors =
-        u32::try_from(sectors).map_err(|_| format!("Size {size} bytes is too large (at most {} sectors)", u32::MAX))?;
+    let (lba, sectors) = byte_extent(offset, size, "Offset", "Size")?;
     let context = fields.next().map_or(Ok(0), |f| parse_context(f, "Context"))?;
     let handle = fields.next().map_or(Ok(None), |f| parse_handle(f, "Handle"))?;
     Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context, handle }))

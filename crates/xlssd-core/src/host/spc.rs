@@ -12,60 +12,30 @@
 //! not a program), so its requests carry neither: context 0 and no handle.
 
 use super::blkparse::seconds_to_ns;
-use super::trace::{parse_u64, quote, LineParser};
-use super::{Op, Request, SECTOR_BYTES};
+use super::trace::{csv_fields, is_decimal, is_digits, parse_u64, quote, read_or_write, sectors_covering};
+use super::Request;
 
 const EXPECTED: &str = "expected 5 comma-separated fields: ASU,LBA,Size,Opcode,Timestamp";
-
-/// Parses SPC lines; see the module documentation.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SpcParser;
-
-impl LineParser for SpcParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
-        parse(line)
-    }
-}
-
-/// Whether `opcode` is one the format defines, and which.
-fn op_of(opcode: &str) -> Option<Op> {
-    match opcode {
-        "r" | "R" => Some(Op::Read),
-        "w" | "W" => Some(Op::Write),
-        _ => None,
-    }
-}
 
 /// The shape of an SPC line, for format detection: five or more comma-separated fields,
 /// the first three integers, an `r`/`w` opcode and a decimal timestamp.
 pub fn looks_like(line: &str) -> bool {
     let f: Vec<&str> = line.split(',').map(str::trim).collect();
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     f.len() >= 5
-        && f[..3].iter().all(|s| digits(s))
-        && op_of(f[3]).is_some()
-        && !f[4].is_empty()
-        && f[4].bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && f[..3].iter().all(|s| is_digits(s))
+        && read_or_write(f[3]).is_some()
+        && is_decimal(f[4])
 }
 
 /// Parses one line.
 pub fn parse(line: &str) -> Result<Option<Request>, String> {
-    let mut fields = line.split(',').map(str::trim);
-    let mut f = [""; 5];
-    for (i, slot) in f.iter_mut().enumerate() {
-        *slot = fields.next().ok_or_else(|| format!("only {i} fields; {EXPECTED}"))?;
-    }
-    let [asu, lba, size, opcode, timestamp] = f;
+    let ([asu, lba, size, opcode, timestamp], _) = csv_fields::<5>(line, EXPECTED)?;
     parse_u64(asu, "ASU")?;
     let lba = parse_u64(lba, "LBA")?;
     let size = parse_u64(size, "Size")?;
-    if size == 0 {
-        return Err("Size is 0 bytes; a request covers at least one byte".to_string());
-    }
-    let op = op_of(opcode).ok_or_else(|| format!("Opcode `{}` is neither r nor w", quote(opcode)))?;
+    let sectors = sectors_covering(0, size, "Size")?;
+    let op = read_or_write(opcode).ok_or_else(|| format!("Opcode `{}` is neither r nor w", quote(opcode)))?;
     let arrival_ns = seconds_to_ns(timestamp).map_err(|m| format!("Timestamp: {m}"))?;
-    let sectors = u32::try_from(size.div_ceil(SECTOR_BYTES))
-        .map_err(|_| format!("Size {size} bytes is too large (at most {} sectors)", u32::MAX))?;
     if lba.checked_add(sectors as u64).is_none() {
         return Err(format!("LBA {lba} plus {sectors} sectors passes the largest address"));
     }
@@ -75,6 +45,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::Op;
     use crate::host::trace::test_util::{assert_bad, read_all};
     use crate::host::TraceFormat::Spc;
 

@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 
 use super::input::{open_input, read_error};
-use super::{detect, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE};
+use super::{detect, Op, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE, SECTOR_BYTES};
 use crate::error::{printable, Error, Result};
 
 /// A line longer than this ends the read with an error, even when bad lines are skipped:
@@ -214,12 +214,91 @@ pub fn parse_handle(field: &str, name: &str) -> Result<Option<u16>, String> {
     }
 }
 
+/// The first `N` fields of a comma-separated line, each trimmed of whitespace, and an
+/// iterator over the rest, trimmed too. A line with fewer is malformed; the message says
+/// how many it has and what was `expected`. Borrows from `line`, so it allocates nothing.
+pub fn csv_fields<'a, const N: usize>(
+    line: &'a str,
+    expected: &str,
+) -> Result<([&'a str; N], impl Iterator<Item = &'a str> + 'a), String> {
+    let mut rest = line.split(',').map(str::trim);
+    let mut fields = [""; N];
+    for (i, slot) in fields.iter_mut().enumerate() {
+        *slot = rest.next().ok_or_else(|| format!("only {i} fields; {expected}"))?;
+    }
+    Ok((fields, rest))
+}
+
+/// True if `line` starts with `word`, ignoring ASCII case: how the CSV formats recognise a
+/// header line by its first column's name.
+pub fn starts_with_word(line: &str, word: &str) -> bool {
+    line.get(..word.len()).is_some_and(|p| p.eq_ignore_ascii_case(word))
+}
+
+/// Digits only, at least one: an integer field as format detection recognises it.
+pub fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Digits and decimal points only, at least one character: a number of seconds as format
+/// detection recognises it.
+pub fn is_decimal(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// A one-letter operation code as the CSV formats write it: `r` or `w`, either case.
+pub fn read_or_write(code: &str) -> Option<Op> {
+    match code {
+        "r" | "R" => Some(Op::Read),
+        "w" | "W" => Some(Op::Write),
+        _ => None,
+    }
+}
+
+/// A timestamp field counting whole units of `ns_per_unit` ns (`unit` names them in
+/// messages), in ns.
+pub fn units_to_ns(field: &str, name: &str, ns_per_unit: u64, unit: &str) -> Result<u64, String> {
+    let units = parse_u64(field, name)?;
+    units.checked_mul(ns_per_unit).ok_or_else(|| format!("{name} {units} ({unit}) is too large to express in ns"))
+}
+
+/// The sectors `size` bytes occupy when they start `skew` bytes into a sector: every sector
+/// they overlap, since a device has to serve whole sectors. `name` is what messages call
+/// the size field; a size of 0 is malformed, since every request covers at least a sector.
+pub fn sectors_covering(skew: u64, size: u64, name: &str) -> Result<u32, String> {
+    if size == 0 {
+        return Err(format!("{name} is 0 bytes; a request covers at least one byte"));
+    }
+    // In 128 bits, so that a size near 2^64 cannot overflow before it is refused.
+    let sectors = (skew as u128 + size as u128).div_ceil(SECTOR_BYTES as u128);
+    u32::try_from(sectors).map_err(|_| format!("{name} {size} bytes is too large (at most {} sectors)", u32::MAX))
+}
+
+/// A request given as a byte offset and a size in bytes (fields named `offset_name` and
+/// `size_name` in messages), as its first sector and the sectors it overlaps: `size` bytes
+/// at offset 1000 start in sector 1, 488 bytes into it.
+pub fn byte_extent(offset: &str, size: &str, offset_name: &str, size_name: &str) -> Result<(u64, u32), String> {
+    let offset = parse_u64(offset, offset_name)?;
+    let size = parse_u64(size, size_name)?;
+    let sectors = sectors_covering(offset % SECTOR_BYTES, size, size_name)?;
+    // The first sector is at most 2^64 / 512, so adding up to 2^32 sectors cannot overflow.
+    Ok((offset / SECTOR_BYTES, sectors))
+}
+
 /// One trace format: turns a line (trimmed, non-empty, not a comment) into a request.
 pub trait LineParser {
     /// `Ok(None)` for a line the format defines but that carries no request (a header, an
     /// event kind that is not replayed); `Err(message)` for a malformed line, the message
     /// saying what was expected (file, line and text are added by the caller).
     fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String>;
+}
+
+/// A format's `parse` function is its parser: the formats keep no state between lines, and
+/// a function item costs nothing to carry and is called without indirection.
+impl<F: FnMut(&str) -> Result<Option<Request>, String>> LineParser for F {
+    fn parse_line(&mut self, line: &str) -> Result<Option<Request>, String> {
+        self(line)
+    }
 }
 
 /// A [`RequestSource`] reading one request per line with a format's [`LineParser`].
@@ -323,18 +402,22 @@ pub fn reader_for<R: BufRead + Send + 'static>(
     time_scale: Option<f64>,
 ) -> Box<dyn RequestSource + Send> {
     fn boxed<R: BufRead + Send + 'static, P: LineParser + Send + 'static>(
-        r: TraceReader<R, P>,
+        reader: R,
+        path: &str,
+        skip_bad_lines: bool,
         time_scale: Option<f64>,
+        parser: P,
     ) -> Box<dyn RequestSource + Send> {
-        Box::new(r.with_time_scale(time_scale))
+        Box::new(TraceReader::new(reader, path, skip_bad_lines, parser).with_time_scale(time_scale))
     }
+    let (r, p, skip, scale) = (reader, path, skip_bad_lines, time_scale);
     match format {
-        TraceFormat::Mqsim => boxed(TraceReader::new(reader, path, skip_bad_lines, super::mqsim::MqsimParser), time_scale),
-        TraceFormat::Msr => boxed(TraceReader::new(reader, path, skip_bad_lines, super::msr::MsrParser), time_scale),
-        TraceFormat::Blkparse => {
-            boxed(TraceReader::new(reader, path, skip_bad_lines, super::blkparse::BlkparseParser), time_scale)
-        }
-        TraceFormat::Spc => boxed(TraceReader::new(reader, path, skip_bad_lines, super::spc::SpcParser), time_scale),
+        TraceFormat::Mqsim => boxed(r, p, skip, scale, |line: &str| super::mqsim::parse(line).map(Some)),
+        TraceFormat::Msr => boxed(r, p, skip, scale, super::msr::parse),
+        TraceFormat::Blkparse => boxed(r, p, skip, scale, super::blkparse::parse),
+        TraceFormat::Spc => boxed(r, p, skip, scale, super::spc::parse),
+        TraceFormat::Alibaba => boxed(r, p, skip, scale, super::alibaba::parse),
+        TraceFormat::Systor => boxed(r, p, skip, scale, super::systor::parse),
     }
 }
 
@@ -387,9 +470,10 @@ pub fn reader_detected<R: BufRead + Send + 'static>(
                     } else {
                         format!("cannot detect the trace format from its first {} lines", lines.len())
                     };
+                    let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
                     return Err(Error::Io {
                         path: path.to_string(),
-                        message: format!("{what}; pass --format (mqsim, msr, blkparse, spc)"),
+                        message: format!("{what}; pass --format ({})", names.join(", ")),
                     });
                 }
             }
@@ -443,6 +527,29 @@ pub(crate) mod test_util {
             out.push(r);
         }
         Ok((out, src.skipped_lines()))
+    }
+
+    /// A request of a format without approximate, context or handle columns.
+    pub fn plain(arrival_ns: u64, lba: u64, sectors: u32, op: crate::host::Op) -> Request {
+        Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }
+    }
+
+    /// The requests of `text` read as `format`, none skipped, each as (ns after the first
+    /// request, as replay schedules it at time scale 1; first sector; sectors; operation),
+    /// with the first request's own arrival. Asserts that none carries an approximate flag,
+    /// a context or a handle.
+    pub fn read_rebased(format: TraceFormat, text: &str) -> (u64, Vec<(u64, u64, u32, crate::host::Op)>) {
+        let (reqs, skipped) = read_all(format, text, false).expect("a clean trace");
+        assert_eq!(skipped, 0);
+        let first = reqs.first().expect("at least one request").arrival_ns;
+        let rows = reqs
+            .iter()
+            .map(|r| {
+                assert_eq!(*r, plain(r.arrival_ns, r.lba, r.sectors, r.op), "{format:?} carries no extra columns");
+                (r.arrival_ns - first, r.lba, r.sectors, r.op)
+            })
+            .collect();
+        (first, rows)
     }
 
     /// Asserts that reading `text` fails at `line` with `text_part` in the shown text and
@@ -570,6 +677,12 @@ mod tests {
             (TraceFormat::Msr, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n", "none of its 1 line(s)"),
             (TraceFormat::Blkparse, "8,0 0 1 0.1 1 C W 0 + 8 [a]\n", "none of its 1 line(s)"),
             (TraceFormat::Mqsim, "x\ny\n", "2 of its 2 line(s) were malformed"),
+            (TraceFormat::Alibaba, "", "is empty"),
+            (TraceFormat::Alibaba, "device_id,opcode,offset,length,timestamp\n", "none of its 1 line(s)"),
+            (TraceFormat::Alibaba, "0,R,0,0,1\n0,X,0,512,1\n", "2 of its 2 line(s) were malformed"),
+            (TraceFormat::Systor, "", "is empty"),
+            (TraceFormat::Systor, "Timestamp,Response,IOType,LUN,Offset,Size\n", "none of its 1 line(s)"),
+            (TraceFormat::Systor, "Timestamp,Response,IOType,LUN,Offset,Size\n1.0,,R,0,0\n", "1 of its 2 line(s) were malformed"),
         ] {
             match read_all(format, text, true) {
                 Err(Error::Io { path, message }) => {
@@ -751,6 +864,23 @@ mod tests {
         let got = collect(open_trace(blk.path(), None, false).unwrap());
         assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None }]);
 
+        let alibaba = TempFile::new("alibaba", b"3,W,1000,100,1577808000000626\n3,R,0,4096,1577808000001626\n");
+        let got = collect(open_trace(alibaba.path(), None, false).unwrap());
+        assert_eq!(
+            got,
+            vec![
+                Request { arrival_ns: 1_577_808_000_000_626_000, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 1_577_808_000_001_626_000, lba: 0, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None },
+            ]
+        );
+
+        let systor = TempFile::new(
+            "systor",
+            b"Timestamp,Response,IOType,LUN,Offset,Size\n1487348895.080533,0.000234,R,3,7415377920,4096\n",
+        );
+        let got = collect(open_trace(systor.path(), None, false).unwrap());
+        assert_eq!(got, vec![Request { arrival_ns: 1_487_348_895_080_533_000, lba: 14_483_160, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None }]);
+
         // An explicit format is honoured, even where detection would say otherwise.
         match open_trace(mqsim.path(), Some(TraceFormat::Msr), false).and_then(|mut s| s.next_request()) {
             Err(Error::Trace { line: 2, .. }) => {}
@@ -778,7 +908,7 @@ mod tests {
             match open_trace(f.path(), None, false) {
                 Err(Error::Io { path, message }) => {
                     assert_eq!(path, f.path());
-                    assert!(message.contains("--format (mqsim, msr, blkparse, spc)"), "{message}");
+                    assert!(message.contains("--format (mqsim, msr, blkparse, spc, alibaba, systor)"), "{message}");
                 }
                 Err(other) => panic!("{other:?}"),
                 Ok(_) => panic!("detected a format in {contents:?}"),
