@@ -6,6 +6,8 @@
 //! - [`power_law`]: seed 001 Eq. 1, RBER = RBER_wr(PE) + B (PE^n t)^m.
 //! - [`exp_linear`]: seed 002 Eq. 1, RBER = G(PE) + H(t), G exponential and H linear.
 //! - [`read_disturb`]: seed 003 Eq. 2.1 and Table 5, RBER growth with weighted reads.
+//! - [`erase_model`]: per-block erase times and loops of ISPE, i-ISPE, DPES, AERO_CONS and
+//!   AERO, from the AERO authors' public simulator's distributions (seed 004).
 //! - [`read_retry`]: the retry-table steps a read needs as its optimal reference moves with
 //!   wear and retention (seed 004, RiF).
 //! - [`vth`]: seed 000 Sec. III-C, threshold-voltage distributions with 3D program
@@ -15,6 +17,7 @@ pub mod exp_linear;
 pub mod ispp;
 pub mod power_law;
 pub mod config;
+pub mod erase_model;
 pub mod read_disturb;
 pub mod read_retry;
 pub mod vth;
