@@ -566,7 +566,8 @@ impl Simulator<'_> {
         let mut again: Time = 0;
         let table = self.table_steps();
         for &id in op.txns() {
-            let a = self.attempt(id);
+            let rber = self.page_rber(self.txns.get(id).ppn);
+            let a = self.attempt(id, rber);
             // A read at the table's last attempt goes out whatever the die predicts.
             if table > 0 && a.step >= table {
                 continue;

@@ -133,21 +133,26 @@ impl Simulator<'_> {
         self.page_rber_at(ppn, self.retention_clock_h())
     }
 
-    /// Where a page's reads stand in the retry-table model (None when it is off).
-    fn retry_need(&self, ppn: Ppn, rber: f64) -> Option<RetryNeed> {
-        let rel = self.rel.as_ref()?;
-        let model = rel.retry.as_ref()?;
-        let block = self.geo.block_of(ppn);
-        let age = rel.state.age_h(ppn, self.retention_clock_h());
-        let z = page_normal(rel.state.write_key(ppn, block));
-        Some(model.need(rel.state.wear[block as usize] as f64, age, z, rber))
+    /// The retry-table model, when `physics.read_retry` is on.
+    fn retry_model(&self) -> Option<&ReadRetryModel> {
+        self.rel.as_ref().and_then(|r| r.retry.as_ref())
     }
 
-    /// The read transaction `id`'s current attempt as the schemes see it. At the first
-    /// attempt a scheme with its own retry references chooses where the read starts.
-    pub(super) fn attempt(&mut self, id: u32) -> Attempt {
+    /// Where a page's reads stand in the retry-table model (None when it is off).
+    fn retry_need(&self, ppn: Ppn, rber: f64) -> Option<RetryNeed> {
+        let model = self.retry_model()?;
+        let state = &self.rel.as_ref()?.state;
+        let block = self.geo.block_of(ppn);
+        let age = state.age_h(ppn, self.retention_clock_h());
+        let z = page_normal(state.write_key(ppn, block));
+        Some(model.need(state.wear[block as usize] as f64, age, z, rber))
+    }
+
+    /// The read transaction `id`'s current attempt as the schemes see it, its page's RBER
+    /// being `rber`. At the first attempt a scheme with its own retry references chooses
+    /// where the read starts.
+    pub(super) fn attempt(&mut self, id: u32, rber: f64) -> Attempt {
         let t = *self.txns.get(id);
-        let rber = self.page_rber(t.ppn);
         let need = self.retry_need(t.ppn, rber);
         let mut a = Attempt {
             ppn: t.ppn,
@@ -163,14 +168,14 @@ impl Simulator<'_> {
                 a.reference = self.scheme.first_reference(&a).min(self.table_steps());
                 self.txns.get_mut(id).reference = a.reference as u8;
             }
-            a.decodable = self.rel.as_ref().and_then(|r| r.retry.as_ref()).is_some_and(|m| m.succeeds(need, a.reference));
+            a.decodable = self.retry_model().is_some_and(|m| m.succeeds(need, a.reference));
         }
         a
     }
 
     /// Entries of the retry table (0 when the model is off).
     pub(super) fn table_steps(&self) -> u32 {
-        self.rel.as_ref().and_then(|r| r.retry.as_ref()).map_or(0, |m| m.config().table_steps)
+        self.retry_model().map_or(0, |m| m.config().table_steps)
     }
 
     /// A read's attempt failed: the entry its next attempt reads at, as the scheme says
@@ -315,12 +320,14 @@ impl Simulator<'_> {
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
-        let attempt = if self.table_steps() > 0 && !raw { Some(self.attempt(id)) } else { None };
-        let (decode_ns, outcome) = match self.cfg.ecc.scheme {
+        // The attempt as the retry-table model and the read-retry hook see it, built once.
+        let table = self.table_steps() > 0 && !raw;
+        let attempt = (table || (!raw && self.hooks.has(Hook::ReadRetry))).then(|| self.attempt(id, rber));
+        let (decode_ns, outcome) = match (self.cfg.ecc.scheme, attempt) {
             _ if raw => (0, Decoded::Raw),
-            EccScheme::None => (0, Decoded::Raw),
-            EccScheme::Ldpc if attempt.is_some() => self.table_decode(&attempt.expect("checked"), step),
-            EccScheme::Ldpc => {
+            (EccScheme::None, _) => (0, Decoded::Raw),
+            (EccScheme::Ldpc, Some(a)) if table => self.table_decode(&a, step),
+            (EccScheme::Ldpc, _) => {
                 let l = &self.cfg.ecc.ldpc;
                 let stage = l.stage_for(rber);
                 // The first pass is a hard decode; each later pass is a soft level whose
@@ -338,7 +345,7 @@ impl Simulator<'_> {
                 };
                 (crate::sim::round_u64(decode_us * 1e3), outcome)
             }
-            EccScheme::Bch => {
+            (EccScheme::Bch, _) => {
                 let code_t = self.bch_t(t.ppn);
                 let errors = self.bch_errors(rber, step);
                 let outcome = if errors <= code_t as u64 {
@@ -354,15 +361,7 @@ impl Simulator<'_> {
         let outcome = match outcome {
             Decoded::Raw => Decoded::Raw,
             _ if self.hooks.has(Hook::ReadRetry) => {
-                let a = attempt.unwrap_or(Attempt {
-                    ppn: t.ppn,
-                    step,
-                    rber,
-                    kind: super::flash_path::read_kind(t.kind),
-                    reference: 0,
-                    shift: f64::NAN,
-                    decodable: true,
-                });
+                let a = attempt.expect("built for the read-retry hook");
                 match self.scheme.after_decode(&a, outcome == Decoded::Retry) {
                     Verdict::AsDecoded => outcome,
                     Verdict::Raw => Decoded::Raw,
@@ -371,7 +370,7 @@ impl Simulator<'_> {
             }
             _ => outcome,
         };
-        if let Some(a) = attempt.filter(|a| !a.decodable) {
+        if let Some(a) = attempt.filter(|a| table && !a.decodable) {
             let rel = self.rel.as_mut().expect("reliability is on");
             rel.stats.failed_transfers += 1;
             rel.stats.failed_transfer_ns += xfer_ns;
@@ -417,11 +416,10 @@ impl Simulator<'_> {
     /// failing decode runs every iteration, and the read retries while the table lasts,
     /// then goes to RAID recovery (or is uncorrectable without it).
     fn table_decode(&self, a: &Attempt, step: u32) -> (Time, Decoded) {
-        let model = self.rel.as_ref().and_then(|r| r.retry.as_ref()).expect("the retry model is on");
+        let model = self.retry_model().expect("the retry model is on");
         let hard_us = self.cfg.ecc.ldpc.hard_us;
         let (us, outcome) = if a.decodable {
-            let need = RetryNeed { shift: a.shift, margin: f64::INFINITY };
-            let fill = (model.rber_at(need, a.rber, a.reference) / model.capability()).min(1.0);
+            let fill = (model.rber_at(a.shift, a.rber, a.reference) / model.capability()).min(1.0);
             let min_us = model.config().decode_min_us.min(hard_us);
             (min_us + (hard_us - min_us) * fill, Decoded::Success)
         } else if step < model.config().table_steps {

@@ -158,9 +158,10 @@ impl ReadRetryModel {
         RetryNeed { shift: self.shift(pe, retention_h, z), margin }
     }
 
-    /// The RBER of a read at table entry `k` (0: the default reference).
-    pub fn rber_at(&self, need: RetryNeed, rber_opt: f64, k: u32) -> f64 {
-        (rber_opt * 10f64.powf(self.cfg.slope * (need.shift - k as f64).abs())).min(0.5)
+    /// The RBER of a read at table entry `k` (0: the default reference) of a page whose
+    /// optimal shift is `shift` and whose RBER there is `rber_opt`.
+    pub fn rber_at(&self, shift: f64, rber_opt: f64, k: u32) -> f64 {
+        (rber_opt * 10f64.powf(self.cfg.slope * (shift - k as f64).abs())).min(0.5)
     }
 
     /// Whether a read at table entry `k` decodes.
@@ -235,8 +236,8 @@ mod tests {
         assert_eq!(m.steps(need), Some(1));
         assert!(!m.succeeds(need, 0) && m.succeeds(need, 1) && m.succeeds(need, 17));
         // The RBER at the entries: 10^(0.25 * 9) and 10^(0.25 * 8) times the optimum.
-        assert!((m.rber_at(need, rber_opt, 0) / rber_opt - 10f64.powf(2.25)).abs() < 1e-6);
-        assert!((m.rber_at(need, rber_opt, 1) - m.capability()).abs() < 1e-12);
+        assert!((m.rber_at(need.shift, rber_opt, 0) / rber_opt - 10f64.powf(2.25)).abs() < 1e-6);
+        assert!((m.rber_at(need.shift, rber_opt, 1) - m.capability()).abs() < 1e-12);
         // RBER_opt at a tenth of the capability: margin 4, shift 9: five retries.
         let need = m.need(2_000.0, 8_760.0, 3.0, 9.765625e-4);
         assert_eq!(m.steps(need), Some(5));

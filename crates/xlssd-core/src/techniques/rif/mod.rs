@@ -139,8 +139,6 @@ impl CacheTier for ReadRetryScheme {}
 impl Observer for ReadRetryScheme {}
 
 impl Technique for ReadRetryScheme {
-    fn set_up(&mut self, _ctx: &mut SetupCtx) {}
-
     fn report(&self, _tasks: &TaskCounts, sections: &mut serde_json::Map<String, serde_json::Value>) {
         // Joined schemes (`rif+senc`) are two parts of this technique: their counts add up.
         let mut r = self.report.clone();
