@@ -231,14 +231,60 @@ pub struct NandReport {
     pub programs: u64,
     pub erases: u64,
     pub multiplane_ops: u64,
-    /// Erases a read suspended (`timing.erase_suspend`); an erase may be suspended more
-    /// than once.
+    /// Erase loops a read suspended (`timing.erase_suspend`); an erase may be suspended
+    /// more than once.
     pub erase_suspensions: u64,
+    /// Erases as loops: latencies, loops, stress, and the reads they met.
+    pub erase: EraseReport,
+    /// Suspensions of erase loops and programs by reads, and what they cost.
+    pub suspensions: SuspensionReport,
     pub erase_count: EraseCountReport,
     /// Wear the run's erases added, in erases at the default voltage (an erase at a
     /// lowered voltage counts less, seed 000 Eq. 10).
     pub effective_wear: EffectiveWearReport,
     pub busy: BusyReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EraseReport {
+    /// Erases whose plan finished (with `gc.lazy_erase`, counted when all loops but the
+    /// deferred last one have run; their figures include that loop).
+    pub erases: u64,
+    /// Erase-and-verify loop commands run (a deferred last loop counted when it runs).
+    pub loops: u64,
+    /// Erases by number of loops in their plan: entry `i` is erases of `i` loops.
+    pub by_loops: Vec<u64>,
+    /// Array time of an erase (all its loops), in ms.
+    pub latency_ms: EraseLatencyReport,
+    /// Erase stress (pulse time x voltage, V x ms; `physics.erase`): total and per erase.
+    pub stress_v_ms: f64,
+    pub stress_per_erase_v_ms: f64,
+    /// Deferred last loops (`gc.lazy_erase`) that ran; the rest still wait for their
+    /// block's first program.
+    pub deferred_loops_run: u64,
+    /// Host reads that reached a die while it was erasing (running or holding suspended
+    /// an erase loop), and their share of host flash reads.
+    pub host_reads_meeting_erase: u64,
+    pub host_reads_meeting_erase_share: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EraseLatencyReport {
+    pub mean: f64,
+    pub max: f64,
+    /// `[ms, erases]` pairs, by total array time rounded to the microsecond.
+    pub histogram: Vec<(f64, u64)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SuspensionReport {
+    pub erase: u64,
+    pub program: u64,
+    /// Time the suspending reads spent suspending (`timing.*_suspend_us`, summed), us.
+    pub suspend_us: f64,
+    /// Array time lost by erase loops restarted on resuming (`timing.erase_resume =
+    /// "restart"`), us.
+    pub restart_lost_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

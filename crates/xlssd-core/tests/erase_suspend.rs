@@ -6,45 +6,20 @@ mod common;
 
 use common::guarded::*;
 use common::*;
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use xlssd_core::host::{Op, Request};
 use xlssd_core::{Config, Report};
 
-const SPP: u64 = 8; // sectors per 4 KiB page
-const PAGES_PER_BLOCK: u32 = 16;
+const PAGES_PER_BLOCK: u32 = ONE_DIE_PAGES_PER_BLOCK;
 
-/// One die of one plane (so every read shares the die with every erase), 24 blocks of 16
-/// pages, no write buffer: a write is a program, and overwrites keep GC erasing.
+/// The one-die device, with suspensions that cost 20 us and may come at any point.
 fn one_die() -> Config {
-    let mut cfg = small();
-    let g = &mut cfg.geometry;
-    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 1, 1);
-    g.blocks_per_plane = 24;
-    g.pages_per_block = PAGES_PER_BLOCK;
-    cfg.ftl.overprovisioning = 0.25;
-    cfg.gc.threshold = 0.2;
+    let mut cfg = one_die_device();
     cfg.timing.erase_suspend_us = 20.0;
     cfg.timing.erase_suspend_min_left_us = 0.0;
     cfg
 }
 
-/// The logical space written once, then random overwrites each followed by a read of
-/// another random page, one request at a time.
-fn workload(cfg: &Config) -> Vec<Request> {
-    let logical = logical_pages(cfg);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    let page = |lpn: u64, op| req(0, lpn, 1, op, SPP);
-    let mut reqs: Vec<Request> = (0..logical).map(|l| page(l, Op::Write)).collect();
-    for _ in 0..3000 {
-        reqs.push(page(rng.gen_range(0..logical), Op::Write));
-        reqs.push(page(rng.gen_range(0..logical), Op::Read));
-    }
-    reqs
-}
-
 fn run(cfg: &Config) -> Report {
-    run_guarded(cfg, workload(cfg), Some(1), true).unwrap_or_else(|e| panic!("{e}"))
+    run_guarded(cfg, overwrites_and_reads(cfg), Some(1), true).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn without_config(r: &Report) -> serde_json::Value {

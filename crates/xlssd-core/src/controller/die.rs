@@ -40,31 +40,25 @@ impl DieOp {
     }
 }
 
-/// An erase in the array, as erase suspension needs to know it.
+/// A suspendable operation in the array (an erase loop, or a program), as suspension needs
+/// to know it.
 #[derive(Debug, Clone, Copy)]
-pub struct ActiveErase {
-    /// The block whose erase-and-verify loops set the command's length.
+pub struct ActiveArray {
+    /// The block being erased or programmed (the slowest plane's, for a multi-plane command).
     pub block: u32,
+    /// For an erase: the loop running (from 0) and the erase's loops.
+    pub index: u32,
     pub loops: u32,
-    pub loop_ns: Time,
-    /// Array time of the whole erase, and when it ends.
+    /// Array time of the operation, and when it ends.
     pub duration: Time,
     pub end: Time,
 }
 
-impl ActiveErase {
-    /// The loop (from 0) running at `now`.
-    pub fn loop_at(&self, now: Time) -> u32 {
-        let done = self.duration - self.end.saturating_sub(now).min(self.duration);
-        ((done / self.loop_ns.max(1)) as u32).min(self.loops.saturating_sub(1))
-    }
-}
-
-/// An erase a read suspended: its command and the array time it still needs.
+/// An operation a read suspended: its command and the array time it still needs.
 #[derive(Debug, Clone, Copy)]
-pub struct SuspendedErase {
+pub struct Suspended {
     pub op: DieOp,
-    pub erase: ActiveErase,
+    pub array: ActiveArray,
     pub left: Time,
 }
 
@@ -75,9 +69,9 @@ pub struct Die {
     /// Generation of the array operation in flight: bumped when an erase is suspended, so
     /// that the completion event it had scheduled is recognised as stale.
     pub gen: u32,
-    /// The erase in the array, recorded only when erases may be suspended.
-    pub erase: Option<ActiveErase>,
-    pub suspended: Option<SuspendedErase>,
+    /// The erase loop or program in the array, recorded only when it may be suspended.
+    pub active: Option<ActiveArray>,
+    pub suspended: Option<Suspended>,
     /// Added to the next read's array time: the cost of the suspension it caused.
     pub suspend_penalty: Time,
 }
@@ -88,7 +82,7 @@ impl Die {
             queues: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
             op: DieOp::idle(),
             gen: 0,
-            erase: None,
+            active: None,
             suspended: None,
             suspend_penalty: 0,
         }
@@ -131,23 +125,5 @@ impl Channel {
 impl Default for Channel {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ActiveErase;
-
-    #[test]
-    fn the_running_loop_follows_elapsed_time() {
-        // Four loops of 1 ms ending at t = 10 ms: loop k runs over [6 + k, 7 + k) ms.
-        let e = ActiveErase { block: 0, loops: 4, loop_ns: 1_000_000, duration: 4_000_000, end: 10_000_000 };
-        assert_eq!(e.loop_at(6_000_000), 0);
-        assert_eq!(e.loop_at(6_999_999), 0);
-        assert_eq!(e.loop_at(7_000_000), 1);
-        assert_eq!(e.loop_at(9_500_000), 3);
-        // At or past the end it is still the last loop.
-        assert_eq!(e.loop_at(10_000_000), 3);
-        assert_eq!(e.loop_at(12_000_000), 3);
     }
 }

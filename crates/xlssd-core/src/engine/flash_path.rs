@@ -2,7 +2,8 @@
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
 use super::{Ev, Parked, PendingProgram, Simulator};
-use crate::controller::die::{ActiveErase, DieOp, Phase, MAX_PLANES};
+use super::erase_path::LoopEnd;
+use crate::controller::die::{ActiveArray, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
@@ -10,7 +11,7 @@ use crate::sim::Time;
 use crate::stats::Activity;
 use crate::nand::Ppn;
 use crate::techniques::{
-    EraseControl, ErasePlan, Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
+    Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
 };
 
 /// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
@@ -286,21 +287,34 @@ impl Simulator<'_> {
     }
 
     pub(super) fn enqueue(&mut self, t: Txn) {
-        let id = self.txns.insert(t);
         let die = self.geo.die_of_plane(t.plane);
+        if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
+            self.erases.stats.host_reads_meeting_erase += 1;
+        }
+        if t.kind.op() == OpClass::Program && self.awaits_deferred_loop(t.ppn) {
+            self.queue_deferred_loop(t.ppn);
+        }
+        let id = self.txns.insert(t);
         let queue = t.kind.queue();
         self.dies[die as usize].queues[queue as usize].push_back(id);
         self.die_load[die as usize] += 1;
-        if queue == QueueClass::Read && self.timing.erase_suspend.is_some() {
-            self.suspend_erase(die);
+        if queue == QueueClass::Read && (self.timing.erase_suspend.is_some() || self.timing.program_suspend.is_some()) {
+            self.suspend_for_read(die);
         }
         self.try_start_die(die);
+    }
+
+    /// Whether `die` is running an erase loop or holds one suspended.
+    fn die_erasing(&self, die: u32) -> bool {
+        let d = &self.dies[die as usize];
+        (d.op.class == OpClass::Erase && d.op.phase == Phase::Array)
+            || d.suspended.is_some_and(|s| s.op.class == OpClass::Erase)
     }
 
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
     /// when one of the die's planes is nearly out of free blocks.
     pub(super) fn try_start_die(&mut self, die: u32) {
-        if self.dies[die as usize].busy() || self.resume_erase(die) {
+        if self.dies[die as usize].busy() || self.resume_suspended(die) {
             return;
         }
         let ppd = self.geo.planes_per_die;
@@ -375,6 +389,9 @@ impl Simulator<'_> {
     /// or is in the command whose completion is being handled (its pages are counted as
     /// they are handled, and a command started meanwhile comes after it).
     fn next_to_program(&self, ppn: Ppn) -> bool {
+        if self.awaits_deferred_loop(ppn) {
+            return false;
+        }
         if self.blocks.is_next_to_program(ppn) {
             return true;
         }
@@ -454,7 +471,7 @@ impl Simulator<'_> {
     }
 
     /// Duration of the array operation (the slowest plane of a multi-plane command), and its
-    /// energy. An erase is recorded on the die when erases may be suspended.
+    /// energy. An erase loop or a program is recorded on the die when it may be suspended.
     fn array_time(&mut self, die: u32, op: &DieOp) -> Time {
         let e = &self.cfg.energy;
         let (ma, mut longest) = match op.class {
@@ -465,7 +482,7 @@ impl Simulator<'_> {
         let mut total = 0;
         // Program energy scales with time and with how high the pulses go.
         let mut pulse_height_ns = 0.0;
-        let mut slowest_erase = None;
+        let mut slowest: Option<ActiveArray> = None;
         for &id in op.txns() {
             let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
             let t = match op.class {
@@ -485,18 +502,16 @@ impl Simulator<'_> {
                     if mode != crate::physics::ProgramMode::Precise {
                         pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(mode) - 1.0);
                     }
+                    if self.timing.program_suspend.is_some() && slowest.is_none_or(|s| t >= s.duration) {
+                        let block = self.geo.block_of(ppn);
+                        slowest = Some(ActiveArray { block, index: 0, loops: 1, duration: t, end: 0 });
+                    }
                     t
                 }
                 OpClass::Erase => {
-                    let block = self.geo.block_of(self.txns.get(id).ppn);
-                    let plan = if self.hooks.has(Hook::Erase) {
-                        self.scheme.erase_plan(block, self.timing.erase_ns)
-                    } else {
-                        ErasePlan { loops: 1, loop_ns: self.timing.erase_ns }
-                    };
-                    let t = plan.loop_ns.saturating_mul(plan.loops as Time);
-                    if t >= longest {
-                        slowest_erase = Some((block, plan, t));
+                    let (t, block, index, loops) = self.erase_loop(self.txns.get(id));
+                    if self.timing.erase_suspend.is_some() && slowest.is_none_or(|s| t >= s.duration) {
+                        slowest = Some(ActiveArray { block, index, loops, duration: t, end: 0 });
                     }
                     t
                 }
@@ -504,9 +519,8 @@ impl Simulator<'_> {
             longest = longest.max(t);
             total += t;
         }
-        if let (Some((block, plan, duration)), Some(_)) = (slowest_erase, self.timing.erase_suspend) {
-            let erase = ActiveErase { block, loops: plan.loops, loop_ns: plan.loop_ns, duration, end: self.now() + duration };
-            self.dies[die as usize].erase = Some(erase);
+        if let Some(a) = slowest {
+            self.dies[die as usize].active = Some(ActiveArray { end: self.now() + a.duration, ..a });
         }
         let j = self.joules(total as f64 + pulse_height_ns, ma);
         match op.class {
@@ -545,9 +559,7 @@ impl Simulator<'_> {
             return; // the erase it ended was suspended; it was rescheduled on resume
         }
         let op = self.dies[die as usize].op;
-        if op.class == OpClass::Erase {
-            self.dies[die as usize].erase = None;
-        }
+        self.dies[die as usize].active = None;
         if op.class == OpClass::Read && self.hooks.has(Hook::ReadRetry) && self.retried_in_die(&op) {
             return;
         }
@@ -619,7 +631,10 @@ impl Simulator<'_> {
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
                 OpClass::Program => self.counters.flash_programs += self.unit_pages as u64,
-                OpClass::Erase => self.counters.flash_erases += 1,
+                OpClass::Erase => match self.erase_loop_done(id) {
+                    LoopEnd::Continues | LoopEnd::DeferredDone => continue,
+                    LoopEnd::Erased => self.counters.flash_erases += 1,
+                },
             }
             if op.class == OpClass::Read && self.rel.is_some() {
                 let ppn = self.txns.get(id).ppn;

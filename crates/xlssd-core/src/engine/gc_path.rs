@@ -124,8 +124,7 @@ impl Simulator<'_> {
             return;
         }
         job.erase_issued = true;
-        let ppn = self.geo.ppn(block, 0);
-        self.enqueue(Txn { kind: TxnKind::Erase, ppn, lpn: 0, owner: NO_OWNER, plane, step: 0, reference: 0 });
+        self.start_erase(plane, block);
     }
 
     /// A victim page has been read into the controller: write it to its new home, unless the

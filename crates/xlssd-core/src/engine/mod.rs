@@ -6,6 +6,7 @@ mod check;
 mod copies;
 pub use copies::CopiesReport;
 pub use handles::{HandleReport, PlacementReport};
+mod erase_path;
 mod erase_suspend;
 mod flash_path;
 mod gc_path;
@@ -288,6 +289,7 @@ pub struct Simulator<'s> {
     copies: crate::ftl::copies::ExtraCopies,
     copy_counts: copies::CopyCounts,
     copy_batches: copies::CopyBatches,
+    erases: erase_path::Erases,
     scratch_actions: Vec<crate::techniques::ReadAction>,
     /// Relocations running ahead of host reads (so the die scheduler looks for them only
     /// when there are some).
@@ -458,6 +460,7 @@ impl<'s> Simulator<'s> {
             copies: Default::default(),
             copy_counts: Default::default(),
             copy_batches: Default::default(),
+            erases: erase_path::Erases::new(geo.planes),
             scratch_actions: Vec::new(),
             jobs_ahead_of_reads: 0,
             check: false,

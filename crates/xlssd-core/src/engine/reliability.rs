@@ -20,7 +20,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{Attempt, Hook, ProgramModes, ReadRetry, RetryReference, Verdict};
+use crate::techniques::{Attempt, EraseControl, Hook, ProgramModes, ReadRetry, RetryReference, Verdict};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +201,9 @@ impl Simulator<'_> {
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
         let mut rber = rel.model.rber(&page);
+        if self.hooks.has(Hook::Erase) {
+            rber *= self.scheme.erased_rber_factor(block as u32);
+        }
         if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
             rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
         }

@@ -51,6 +51,37 @@ fn round_j(x: f64) -> f64 {
 impl Simulator<'_> {
     /// The channels' time split by what it carried; failed read data is counted by the read
     /// path, per page moved.
+    fn erase_report(&self) -> crate::report::EraseReport {
+        let s = &self.erases.stats;
+        let n = s.erases.max(1) as f64;
+        let last = s.by_loops.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        crate::report::EraseReport {
+            erases: s.erases,
+            loops: s.loops,
+            by_loops: s.by_loops[..last].to_vec(),
+            latency_ms: crate::report::EraseLatencyReport {
+                mean: round6(s.latency_ns as f64 / 1e6 / n),
+                max: s.by_latency_us.keys().next_back().map_or(0.0, |&us| us as f64 / 1e3),
+                histogram: s.by_latency_us.iter().map(|(&us, &c)| (us as f64 / 1e3, c)).collect(),
+            },
+            stress_v_ms: round6(s.stress_v_ms),
+            stress_per_erase_v_ms: round6(s.stress_v_ms / n),
+            deferred_loops_run: s.deferred_loops_run,
+            host_reads_meeting_erase: s.host_reads_meeting_erase,
+            host_reads_meeting_erase_share: round6(s.host_reads_meeting_erase as f64 / self.counters.host_flash_reads.max(1) as f64),
+        }
+    }
+
+    fn suspension_report(&self) -> crate::report::SuspensionReport {
+        let s = &self.erases.stats;
+        crate::report::SuspensionReport {
+            erase: s.erase_suspensions,
+            program: s.program_suspensions,
+            suspend_us: round6(s.suspend_ns as f64 / 1e3),
+            restart_lost_us: round6(s.restart_lost_ns as f64 / 1e3),
+        }
+    }
+
     fn channel_use(&self, total: &Busy, simulated_ns: u64) -> ChannelUseReport {
         let busy = total.total();
         let failed = self.rel.as_ref().map_or(0, |r| r.stats.failed_transfer_ns);
@@ -202,7 +233,9 @@ impl Simulator<'_> {
                 programs: c.flash_programs,
                 erases: c.flash_erases,
                 multiplane_ops: c.multiplane_ops,
-                erase_suspensions: c.erase_suspensions,
+                erase_suspensions: self.erases.stats.erase_suspensions,
+                erase: self.erase_report(),
+                suspensions: self.suspension_report(),
                 erase_count: EraseCountReport {
                     min: ec.iter().copied().min().unwrap_or(0) as u64,
                     mean: round6(mean),

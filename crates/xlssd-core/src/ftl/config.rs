@@ -103,11 +103,15 @@ pub struct GcConfig {
     pub hard_threshold: f64,
     /// Candidates drawn by `random-greedy` before the one with fewest valid pages is taken.
     pub rga_candidates: u32,
+    /// Lazy erase: a cleaned block's erase runs all its loops but the last, goes back to
+    /// the free blocks, and runs its last loop when its first page is about to be
+    /// programmed (the programs wait for it), as the erase-model reference simulator does (docs/config.md).
+    pub lazy_erase: bool,
 }
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, stop_threshold: 0.0, hard_threshold: 0.005, rga_candidates: 10 }
+        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, stop_threshold: 0.0, hard_threshold: 0.005, rga_candidates: 10, lazy_erase: false }
     }
 }
 

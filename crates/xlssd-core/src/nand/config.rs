@@ -116,8 +116,31 @@ pub struct TimingConfig {
     pub erase_suspend: bool,
     /// Time to suspend an erase (tESPD), added to the read that suspends it, in us.
     pub erase_suspend_us: f64,
-    /// An erase with less than this left is not suspended, in us.
+    /// An erase loop with less than this left is not suspended, in us.
     pub erase_suspend_min_left_us: f64,
+    /// What a suspended erase loop does on resuming: `resume` where its pulse stopped, or
+    /// `restart` its pulse from the beginning (the progress made is lost), as the
+    /// erase-model reference simulator models it (docs/config.md).
+    pub erase_resume: EraseResume,
+    /// No erase is suspended while a plane of its die is short of free blocks (below
+    /// `gc.hard_threshold`, or writes waiting for a block): the erase is what those writes
+    /// wait for, and suspending it again and again could starve them.
+    pub erase_suspend_guard: bool,
+    /// A read that reaches a die while it programs may suspend the program the same way
+    /// (one suspended operation per die); the program resumes where it stopped.
+    pub program_suspend: bool,
+    /// Time to suspend a program, added to the read that suspends it, in us.
+    pub program_suspend_us: f64,
+    /// A program with less than this left is not suspended, in us.
+    pub program_suspend_min_left_us: f64,
+}
+
+/// What a suspended erase loop does when it resumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EraseResume {
+    Resume,
+    Restart,
 }
 
 impl Default for TimingConfig {
@@ -132,6 +155,13 @@ impl Default for TimingConfig {
             // MQSim's default device: suspend time and "preferred suspend erase time for read".
             erase_suspend_us: 700.0,
             erase_suspend_min_left_us: 700.0,
+            erase_resume: EraseResume::Resume,
+            erase_suspend_guard: true,
+            program_suspend: false,
+            // The erase-model reference simulator's suspend_program_time and
+            // write-suspend-for-read threshold, 100 us each (docs/config.md).
+            program_suspend_us: 100.0,
+            program_suspend_min_left_us: 100.0,
         }
     }
 }
@@ -186,6 +216,8 @@ impl TimingConfig {
         for (key, us) in [
             ("timing.erase_suspend_us", self.erase_suspend_us),
             ("timing.erase_suspend_min_left_us", self.erase_suspend_min_left_us),
+            ("timing.program_suspend_us", self.program_suspend_us),
+            ("timing.program_suspend_min_left_us", self.program_suspend_min_left_us),
         ] {
             if !(us.is_finite() && (0.0..=MAX_DURATION_US).contains(&us)) {
                 return Err(bad(key, us, "a number of microseconds in [0, 3.2e13]"));

@@ -7,7 +7,7 @@ pub mod state;
 mod timing;
 
 pub use geometry::{Geometry, PageAddr, Ppn};
-pub use timing::{EraseSuspend, Timing};
+pub use timing::{Suspension, Timing};
 
 /// Bytes per sector, the unit of host addresses.
 pub const SECTOR_BYTES: u64 = 512;

@@ -18,16 +18,22 @@ pub struct Timing {
     /// Transfer time of one page over the channel, precomputed because it is on every path.
     pub page_xfer_ns: Time,
     /// Erase suspension, when reads may suspend erases.
-    pub erase_suspend: Option<EraseSuspend>,
+    pub erase_suspend: Option<Suspension>,
+    /// Program suspension, when reads may suspend programs.
+    pub program_suspend: Option<Suspension>,
 }
 
-/// How reads suspend erases.
+/// How reads suspend an erase loop or a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EraseSuspend {
-    /// Added to the read that suspends an erase.
+pub struct Suspension {
+    /// Added to the read that suspends the operation.
     pub suspend_ns: Time,
-    /// An erase with less than this left runs to its end.
+    /// An operation with less than this left runs to its end.
     pub min_left_ns: Time,
+    /// The suspended operation starts again from the beginning on resuming.
+    pub restart: bool,
+    /// `timing.erase_suspend_guard`.
+    pub guard: bool,
 }
 
 /// The largest request a source can produce: its length is a `u32` count of sectors.
@@ -52,9 +58,17 @@ impl Timing {
         let read_ns = per_type("timing.read_us", &t.read_us)?;
         let program_ns = per_type("timing.program_us", &t.program_us)?;
         let erase_ns = duration_ns("timing.erase_us", t.erase_us, Zero::Refused)?;
-        let suspend = EraseSuspend {
+        let suspend = Suspension {
             suspend_ns: duration_ns("timing.erase_suspend_us", t.erase_suspend_us, Zero::Allowed)?,
             min_left_ns: duration_ns("timing.erase_suspend_min_left_us", t.erase_suspend_min_left_us, Zero::Allowed)?,
+            restart: t.erase_resume == crate::nand::config::EraseResume::Restart,
+            guard: t.erase_suspend_guard,
+        };
+        let program_suspend = Suspension {
+            suspend_ns: duration_ns("timing.program_suspend_us", t.program_suspend_us, Zero::Allowed)?,
+            min_left_ns: duration_ns("timing.program_suspend_min_left_us", t.program_suspend_min_left_us, Zero::Allowed)?,
+            restart: false,
+            guard: false,
         };
 
         let ch = &cfg.channel;
@@ -91,6 +105,7 @@ impl Timing {
             host_bytes_per_s,
             page_xfer_ns,
             erase_suspend: t.erase_suspend.then_some(suspend),
+            program_suspend: t.program_suspend.then_some(program_suspend),
         })
     }
 

@@ -33,6 +33,8 @@ pub struct PhysicsConfig {
     pub vth: crate::physics::vth::VthConfig,
     /// Read-retry by retry-table steps (seed 004, RiF).
     pub read_retry: crate::physics::read_retry::ReadRetryConfig,
+    /// Erase stress and the lifetime it allows (seed 004, AERO).
+    pub erase: crate::physics::erase_model::EraseStressConfig,
 }
 
 impl Default for PhysicsConfig {
@@ -49,6 +51,7 @@ impl Default for PhysicsConfig {
             read_disturbance: Default::default(),
             vth: Default::default(),
             read_retry: Default::default(),
+            erase: Default::default(),
         }
     }
 }
@@ -75,6 +78,7 @@ impl PhysicsConfig {
     pub fn validate(&self) -> Result<()> {
         fraction("physics.program_speedup_at_100k", self.program_speedup_at_100k, false, true)?;
         self.read_retry.validate("physics.read_retry")?;
+        self.erase.validate("physics.erase")?;
         if !(self.retention_scale.is_finite() && self.retention_scale >= 0.0 && self.retention_scale <= 1e12) {
             return Err(bad("physics.retention_scale", self.retention_scale, "a number in [0, 1e12]"));
         }

@@ -84,7 +84,6 @@ pub struct Counters {
     pub mapping_reads: u64,
     pub mapping_writes: u64,
     pub multiplane_ops: u64,
-    pub erase_suspensions: u64,
     pub blocked_writes: u64,
     /// Open blocks closed early to be relocated, and their pages left unwritten.
     pub sealed_blocks: u64,

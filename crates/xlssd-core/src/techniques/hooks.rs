@@ -350,18 +350,82 @@ pub trait RetryReference {
     }
 }
 
-/// How an erase runs: `loops` erase-and-verify loops of `loop_ns` each.
+/// Most erase-and-verify loops one erase may run.
+pub const MAX_ERASE_LOOPS: usize = 8;
+
+/// How an erase runs: erase-and-verify loops, each a command of its own on the die (reads
+/// may run between them), each with its pulse's time and its ISPE voltage step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErasePlan {
-    pub loops: u32,
-    pub loop_ns: Time,
+    loop_ns: [Time; MAX_ERASE_LOOPS],
+    level: [u8; MAX_ERASE_LOOPS],
+    loops: u8,
+}
+
+impl ErasePlan {
+    /// No loop yet.
+    pub const EMPTY: ErasePlan = ErasePlan { loop_ns: [0; MAX_ERASE_LOOPS], level: [0; MAX_ERASE_LOOPS], loops: 0 };
+
+    /// One loop of `ns` at the first voltage step: what `timing.erase_us` describes.
+    pub fn single(ns: Time) -> ErasePlan {
+        let mut p = ErasePlan::EMPTY;
+        p.push(ns, 0);
+        p
+    }
+
+    /// Appends a loop of `ns` whose pulse is at voltage step `level` (0 = the first);
+    /// a loop of no time is left out. Loops past [`MAX_ERASE_LOOPS`] are an invariant
+    /// violation the caller avoids; they are merged into the last loop.
+    pub fn push(&mut self, ns: Time, level: u8) {
+        if ns == 0 {
+            return;
+        }
+        let n = self.loops as usize;
+        debug_assert!(n < MAX_ERASE_LOOPS, "erase plan with more than {MAX_ERASE_LOOPS} loops");
+        if n == MAX_ERASE_LOOPS {
+            self.loop_ns[n - 1] += ns;
+            return;
+        }
+        self.loop_ns[n] = ns;
+        self.level[n] = level;
+        self.loops += 1;
+    }
+
+    pub fn loops(&self) -> u32 {
+        self.loops as u32
+    }
+
+    /// Array time of loop `i`.
+    pub fn loop_ns(&self, i: u32) -> Time {
+        self.loop_ns[i as usize]
+    }
+
+    /// Voltage step of loop `i`'s pulse.
+    pub fn level(&self, i: u32) -> u8 {
+        self.level[i as usize]
+    }
+
+    /// Array time of the whole erase.
+    pub fn total_ns(&self) -> Time {
+        self.loop_ns[..self.loops as usize].iter().sum()
+    }
+}
+
+/// What an erase control knows of a block about to be erased.
+#[derive(Debug, Clone, Copy)]
+pub struct EraseCtx {
+    pub block: u32,
+    /// P/E cycles the block has seen (its erase count, `aging.initial_pe` included).
+    pub pe: u32,
+    /// `timing.erase_us`.
+    pub base_ns: Time,
 }
 
 /// Erase control.
 pub trait EraseControl {
-    /// How the erase of `block` runs; `base_ns` is `timing.erase_us`.
-    fn erase_plan(&mut self, _block: u32, base_ns: Time) -> ErasePlan {
-        ErasePlan { loops: 1, loop_ns: base_ns }
+    /// How the erase of a block runs; by default one loop of `timing.erase_us`.
+    fn erase_plan(&mut self, ctx: &EraseCtx) -> ErasePlan {
+        ErasePlan::single(ctx.base_ns)
     }
 
     /// The wear (in effective P/E cycles) the finished erase of `block` adds.
@@ -370,10 +434,17 @@ pub trait EraseControl {
     }
 
     /// Whether a read may suspend the erase of `block` while its loop `index` (from 0) of
-    /// `plan` runs. Asked only when `timing.erase_suspend` is on; the erase resumes where
-    /// it stopped. The baseline allows every loop.
-    fn may_suspend(&mut self, _block: u32, _index: u32, _plan: ErasePlan) -> bool {
+    /// `loops` runs. Asked only when `timing.erase_suspend` is on. The baseline allows
+    /// every loop.
+    fn may_suspend(&mut self, _block: u32, _index: u32, _loops: u32) -> bool {
         true
+    }
+
+    /// The factor on the RBER of data written to `block` since its last erase: above 1
+    /// when the erase stopped short of a complete one (and the ECC margin absorbs the
+    /// errors left).
+    fn erased_rber_factor(&self, _block: u32) -> f64 {
+        1.0
     }
 }
 

@@ -126,14 +126,17 @@ impl RetryReference for Joined {
 }
 
 impl EraseControl for Joined {
-    fn erase_plan(&mut self, block: u32, base_ns: Time) -> ErasePlan {
-        self.part(Hook::Erase).erase_plan(block, base_ns)
+    fn erase_plan(&mut self, ctx: &EraseCtx) -> ErasePlan {
+        self.part(Hook::Erase).erase_plan(ctx)
     }
     fn erase_wear(&mut self, block: u32) -> f32 {
         self.part(Hook::Erase).erase_wear(block)
     }
-    fn may_suspend(&mut self, block: u32, index: u32, plan: ErasePlan) -> bool {
-        self.part(Hook::Erase).may_suspend(block, index, plan)
+    fn may_suspend(&mut self, block: u32, index: u32, loops: u32) -> bool {
+        self.part(Hook::Erase).may_suspend(block, index, loops)
+    }
+    fn erased_rber_factor(&self, block: u32) -> f64 {
+        self.part_ref(Hook::Erase).erased_rber_factor(block)
     }
 }
 
@@ -221,8 +224,8 @@ mod tests {
             self.erase_wear
         }
         // Never in the last loop, as AERO's simulator has it.
-        fn may_suspend(&mut self, _block: u32, index: u32, plan: ErasePlan) -> bool {
-            index + 1 < plan.loops
+        fn may_suspend(&mut self, _block: u32, index: u32, loops: u32) -> bool {
+            index + 1 < loops
         }
     }
     impl Observer for Part {
@@ -254,11 +257,11 @@ impl RetryReference for Part {}
         let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
         assert_eq!(j.target(&mut ctx, 0, WriteKind::Host, 0), Target { stream: 7, privileged: true });
         assert_eq!(j.erase_wear(0), 0.5);
-        let plan = ErasePlan { loops: 4, loop_ns: 1_000 };
-        assert!(j.may_suspend(0, 2, plan));
-        assert!(!j.may_suspend(0, 3, plan), "the erase part decides where an erase may be suspended");
+        assert!(j.may_suspend(0, 2, 4));
+        assert!(!j.may_suspend(0, 3, 4), "the erase part decides where an erase may be suspended");
         // Hooks nobody claims are the baseline's.
-        assert_eq!(j.erase_plan(0, 1_000), ErasePlan { loops: 1, loop_ns: 1_000 });
+        assert_eq!(j.erase_plan(&EraseCtx { block: 0, pe: 0, base_ns: 1_000 }), ErasePlan::single(1_000));
+        assert_eq!(j.erased_rber_factor(0), 1.0);
         assert_eq!(j.read_copy(3, 42), 42);
         j.validity(1, true);
         assert!(j.check(&blocks).is_ok());

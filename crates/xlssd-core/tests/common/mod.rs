@@ -72,3 +72,35 @@ pub fn run(cfg: &Config, source: VecSource, check: bool) -> Report {
     let sim = Simulator::new(cfg, Box::new(source)).expect("config is valid");
     sim.run(RunOptions { check, ..Default::default() }).expect("run succeeds")
 }
+
+/// Pages per block of [`one_die_device`].
+pub const ONE_DIE_PAGES_PER_BLOCK: u32 = 16;
+
+/// One die of one plane (so every read shares the die with every erase and program), 24
+/// blocks of 16 pages of 4 KiB, no write buffer: a write is a program, and overwrites keep
+/// GC erasing.
+pub fn one_die_device() -> Config {
+    let mut cfg = small();
+    let g = &mut cfg.geometry;
+    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 1, 1);
+    g.blocks_per_plane = 24;
+    g.pages_per_block = ONE_DIE_PAGES_PER_BLOCK;
+    cfg.ftl.overprovisioning = 0.25;
+    cfg.gc.threshold = 0.2;
+    cfg
+}
+
+/// The logical space written once in 4 KiB pages, then random overwrites each followed by
+/// a read of another random page (all arriving at time 0).
+pub fn overwrites_and_reads(cfg: &Config) -> Vec<Request> {
+    use rand::{Rng, SeedableRng};
+    let logical = guarded::logical_pages(cfg);
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+    let page = |lpn: u64, op| req(0, lpn, 1, op, 8);
+    let mut reqs: Vec<Request> = (0..logical).map(|l| page(l, Op::Write)).collect();
+    for _ in 0..3000 {
+        reqs.push(page(rng.gen_range(0..logical), Op::Write));
+        reqs.push(page(rng.gen_range(0..logical), Op::Read));
+    }
+    reqs
+}

@@ -167,18 +167,7 @@ fn build(ctx: &super::BuildCtx, start: Start, in_die: bool) -> Result<Box<dyn Te
 }
 
 const fn scheme(name: &'static str, description: &'static str, hooks: &'static [Hook], keys: &'static [&'static str], build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>) -> SchemeInfo {
-    SchemeInfo {
-        name,
-        description,
-        hooks,
-        table: Some(TABLE_NAME),
-        keys,
-        streams: 1,
-        uses_gc_policy: false,
-        extra_streams: super::no_extra_streams,
-        gc_reserve: super::no_extra_streams,
-        build,
-    }
+    super::table_scheme(name, description, hooks, TABLE_NAME, keys, build)
 }
 
 pub const RETRY: SchemeInfo = scheme(
