@@ -256,6 +256,8 @@ pub struct EraseReport {
     pub by_loops: Vec<u64>,
     /// Array time of an erase (all its loops), in ms.
     pub latency_ms: EraseLatencyReport,
+    /// The same distribution in us, with percentiles and a sampled CDF (for plotting).
+    pub latency_us: crate::stats::LatencySummary,
     /// Erase stress (pulse time x voltage, V x ms; `physics.erase`): total and per erase.
     pub stress_v_ms: f64,
     pub stress_per_erase_v_ms: f64,

@@ -55,7 +55,7 @@ pub(super) struct Erases {
     pub(super) stats: EraseStats,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(super) struct EraseStats {
     /// Erases whose plan finished (a deferred last loop included in its figures).
     pub erases: u64,
@@ -66,6 +66,8 @@ pub(super) struct EraseStats {
     /// Erases by total array time (us).
     pub by_latency_us: BTreeMap<u64, u64>,
     pub latency_ns: u64,
+    /// The same, as a latency distribution (for its percentiles and sampled CDF).
+    pub latency: crate::stats::LatencyStats,
     pub stress_v_ms: f64,
     pub deferred_loops_run: u64,
     /// Host reads that arrived at a die running (or holding suspended) an erase loop.
@@ -169,6 +171,7 @@ impl Simulator<'_> {
         let total = plan.total_ns();
         *s.by_latency_us.entry((total + 500) / 1_000).or_insert(0) += 1;
         s.latency_ns += total;
+        s.latency.record_n(total, 1);
         s.stress_v_ms += stress;
     }
 

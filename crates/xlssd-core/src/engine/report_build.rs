@@ -64,6 +64,7 @@ impl Simulator<'_> {
                 max: s.by_latency_us.keys().next_back().map_or(0.0, |&us| us as f64 / 1e3),
                 histogram: s.by_latency_us.iter().map(|(&us, &c)| (us as f64 / 1e3, c)).collect(),
             },
+            latency_us: s.latency.summary(),
             stress_v_ms: round6(s.stress_v_ms),
             stress_per_erase_v_ms: round6(s.stress_v_ms / n),
             deferred_loops_run: s.deferred_loops_run,
