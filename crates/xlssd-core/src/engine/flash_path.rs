@@ -559,7 +559,9 @@ impl Simulator<'_> {
             return; // the erase it ended was suspended; it was rescheduled on resume
         }
         let op = self.dies[die as usize].op;
-        self.dies[die as usize].active = None;
+        if op.class != OpClass::Read {
+            self.dies[die as usize].active = None;
+        }
         if op.class == OpClass::Read && self.hooks.has(Hook::ReadRetry) && self.retried_in_die(&op) {
             return;
         }
@@ -627,14 +629,22 @@ impl Simulator<'_> {
                 sensed[i] = (t.ppn, t.kind);
             }
         }
+        if op.class == OpClass::Erase {
+            for &id in op.txns() {
+                if let LoopEnd::Erased = self.erase_loop_done(id) {
+                    self.counters.flash_erases += 1;
+                    let t = self.txns.remove(id);
+                    self.txn_done(t);
+                }
+            }
+            self.try_start_die(die);
+            return;
+        }
         for &id in op.txns() {
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
                 OpClass::Program => self.counters.flash_programs += self.unit_pages as u64,
-                OpClass::Erase => match self.erase_loop_done(id) {
-                    LoopEnd::Continues | LoopEnd::DeferredDone => continue,
-                    LoopEnd::Erased => self.counters.flash_erases += 1,
-                },
+                OpClass::Erase => {} // settled above
             }
             if op.class == OpClass::Read && self.rel.is_some() {
                 let ppn = self.txns.get(id).ppn;
