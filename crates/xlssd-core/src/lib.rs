@@ -2,10 +2,12 @@
 //!
 //! Layers (each a module): `sim` (event engine), `nand` (flash array), `controller`
 //! (queues, channels, write buffer, cached mapping table), `ftl` (mapping, allocation, GC,
-//! wear levelling, preconditioning), `host` (workloads), `stats` and `report`. The
+//! wear levelling, preconditioning), `host` (workloads), `backing` (a disk behind the SSD),
+//! `stats` and `report`. The
 //! `engine` module wires them into a [`Simulator`]; `techniques` holds the schemes it calls
 //! at its seams.
 
+pub mod backing;
 pub mod config;
 pub mod controller;
 pub mod engine;
