@@ -78,7 +78,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `time`, which must not be in the past.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
         let slot = match self.free_slots.pop() {
             Some(s) => {
