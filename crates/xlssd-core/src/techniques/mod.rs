@@ -9,6 +9,7 @@
 
 pub mod aero;
 pub mod approxftl;
+pub mod ascache;
 pub mod baseline;
 pub mod hooks;
 mod joined;
