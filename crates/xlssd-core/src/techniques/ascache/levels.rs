@@ -85,6 +85,38 @@ pub fn after_idle_read(rber_ref: f64, old: f64, delta: f64) -> f64 {
     rber_ref.max(old) + delta
 }
 
+/// The share of blocks at each level (index 0 is level 1) when levels follow a normal
+/// distribution of mean `mean` and standard deviation `sigma` (in levels), cut into unit
+/// intervals around each level and renormalised over levels 1 to 8: the initial block state
+/// of seed 002's experiments ("a Gaussian centred on the middle groups"; its mean and
+/// spread are not given).
+pub fn gaussian_shares(mean: f64, sigma: f64) -> [f64; LEVELS as usize] {
+    let cdf = |x: f64| 0.5 * (1.0 + libm::erf((x - mean) / (sigma * std::f64::consts::SQRT_2)));
+    let mut shares = [0.0; LEVELS as usize];
+    for (i, s) in shares.iter_mut().enumerate() {
+        let l = (i + 1) as f64;
+        // The outermost levels take the tails.
+        let lo = if i == 0 { f64::NEG_INFINITY } else { l - 0.5 };
+        let hi = if i + 1 == LEVELS as usize { f64::INFINITY } else { l + 0.5 };
+        *s = cdf(hi) - cdf(lo);
+    }
+    let total: f64 = shares.iter().sum();
+    shares.iter_mut().for_each(|s| *s /= total);
+    shares
+}
+
+/// The level of the block at quantile `u` in [0, 1) of `shares`.
+pub fn level_at(shares: &[f64; LEVELS as usize], u: f64) -> u8 {
+    let mut below = 0.0;
+    for (i, s) in shares.iter().enumerate() {
+        below += s;
+        if u < below {
+            return (i + 1) as u8;
+        }
+    }
+    LEVELS
+}
+
 /// Blocks by level, with each block's level and place in its group.
 #[derive(Debug, Clone)]
 pub struct Groups {
@@ -227,5 +259,24 @@ mod tests {
         eight.sort();
         assert_eq!(eight, vec![1, 3, 4, 5]);
         assert!(g.check().is_ok());
+    }
+
+    #[test]
+    fn a_gaussian_over_levels_gives_each_its_share() {
+        // Centred on level 4 with a spread of one level: 38.3% at 4, 24.2% at 3 and 5, 6.1% at
+        // 2 and 6 (the normal distribution's mass within +-0.5, 0.5-1.5 and 1.5-2.5 sigma).
+        let s = gaussian_shares(4.0, 1.0);
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((s[3] - 0.3829).abs() < 1e-3, "{s:?}");
+        assert!((s[2] - 0.2417).abs() < 1e-3 && (s[4] - 0.2417).abs() < 1e-3, "{s:?}");
+        assert!((s[1] - 0.0606).abs() < 1e-3 && (s[5] - 0.0606).abs() < 1e-3, "{s:?}");
+        // The tails belong to the outermost levels: level 1 holds all below 1.5.
+        assert!((s[0] - 0.0062).abs() < 1e-3, "{s:?}");
+        // A narrow distribution puts every block at its mean; quantiles pick levels in order.
+        let narrow = gaussian_shares(6.0, 0.01);
+        assert!((narrow[5] - 1.0).abs() < 1e-9);
+        assert_eq!(level_at(&s, 0.0), 1);
+        assert_eq!(level_at(&s, 0.5), 4);
+        assert_eq!(level_at(&s, 0.999_999), 8);
     }
 }
