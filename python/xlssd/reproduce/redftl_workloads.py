@@ -36,10 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pacsv
 
-from xlssd.atomic import atomic_path
+from xlssd.reproduce import mqsim_trace
 
 SECTOR = 512
 PAGE = 8192
@@ -118,7 +116,7 @@ def write_stand_in(trace: Trace, path: Path, requests: int, working_pages: int, 
     gaps = rng.exponential(1e9 / rate, requests)
     times = np.cumsum(np.rint(gaps).astype(np.int64))
     times -= times[0]
-    return _write(path, times, page * SPP, np.full(requests, SPP, dtype=np.int64), is_read)
+    return mqsim_trace.write(path, times, page * SPP, np.full(requests, SPP, dtype=np.int64), is_read)
 
 
 def replay_by_threads(src: Path, path: Path, threads: int, seed: int = 300, passes: int = 1) -> Path:
@@ -137,14 +135,4 @@ def replay_by_threads(src: Path, path: Path, threads: int, seed: int = 300, pass
     tiled = np.tile(raw[:, 1:], (threads, 1))[order]
     times = times[order]
     times -= times[0]
-    return _write(path, times, tiled[:, 0], tiled[:, 1], tiled[:, 2] == 1)
-
-
-def _write(path: Path, times, lba, sectors, is_read) -> Path:
-    n = len(times)
-    table = pa.table({"t": times, "dev": np.zeros(n, dtype=np.int64), "lba": lba, "size": sectors,
-                      "op": np.asarray(is_read, dtype=np.int64)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        pacsv.write_csv(table, tmp, pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
-    return path
+    return mqsim_trace.write(path, times, tiled[:, 0], tiled[:, 1], tiled[:, 2] == 1)

@@ -1,0 +1,98 @@
+"""The video-distribution workload of seed 002's evaluation (ASCache, DAC 2019, Sec. 4):
+"many clients concurrently request different video streams" from an SSD cache over a hard
+disk. The paper gives none of the generator's parameters; these are chosen here, fixed
+before any result, and stated:
+
+- Videos: `VIDEOS` CIF videos (352 x 288 pixels, 4:2:0 YUV as in the derf test media the
+  paper streams: 152,064 bytes a frame) of `FRAMES` frames (10 s at 30 fps), laid out one
+  after another on the disk, each frame starting on a 16 KiB boundary (the cache's page):
+  400 videos take 18.3 GiB of the paper's 20 GiB disk.
+- Clients: `CLIENTS` clients, each streaming one video from its first frame to its last at
+  `FPS` frames a second (a read of one frame's sectors per frame time), then choosing the
+  next. A client's first request comes at a uniformly drawn time within the first second
+  (`START_S`), so that clients are out of step.
+- Popularity: a client picks a video by a Zipf law of exponent `SKEW` over videos ranked at
+  random (video-on-demand popularity is commonly described as Zipf-like with an exponent
+  near 1); popular videos are streamed by several clients, which is what gives the cache
+  its hits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xlssd.reproduce import mqsim_trace
+
+SECTOR = 512
+CACHE_PAGE = 16384
+FRAME_BYTES = 352 * 288 * 3 // 2
+VIDEOS = 400
+FRAMES = 300
+FPS = 30.0
+CLIENTS = 32
+SKEW = 1.0
+START_S = 1.0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where frames lie: each on a page boundary, videos one after another."""
+
+    frame_bytes: int = FRAME_BYTES
+    frames: int = FRAMES
+    page: int = CACHE_PAGE
+
+    @property
+    def frame_sectors(self) -> int:
+        return -(-self.frame_bytes // SECTOR)
+
+    @property
+    def frame_stride_sectors(self) -> int:
+        pages = -(-self.frame_bytes // self.page)
+        return pages * self.page // SECTOR
+
+    def lba(self, video: int, frame: int) -> int:
+        return (video * self.frames + frame) * self.frame_stride_sectors
+
+    def disk_bytes(self, videos: int) -> int:
+        return videos * self.frames * self.frame_stride_sectors * SECTOR
+
+
+def streams(requests: int, seed: int = 2019, videos: int = VIDEOS, clients: int = CLIENTS, fps: float = FPS,
+            skew: float = SKEW, layout: Layout = Layout()) -> dict[str, np.ndarray]:
+    """The first `requests` frame reads of `clients` clients, by arrival time: arrays
+    `time_ns`, `client`, `video`, `frame`, `lba`, `sectors`. Deterministic for a seed."""
+    if requests < 1 or videos < 1 or clients < 1 or fps <= 0:
+        raise ValueError(f"streams(): need requests, videos, clients >= 1 and fps > 0 "
+                         f"(got {requests}, {videos}, {clients}, {fps})")
+    rng = np.random.Generator(np.random.PCG64(seed))
+    rank_of = rng.permutation(videos)
+    weights = np.arange(1, videos + 1, dtype=np.float64) ** -skew
+    cdf = np.cumsum(weights) / weights.sum()
+    frame_ns = 1e9 / fps
+    # Each client needs at most ceil(requests / clients) + 1 frames: enough videos for them.
+    per_client = -(-requests // clients) + 1
+    choices = -(-per_client // layout.frames) + 1
+    picks = rank_of[np.minimum(np.searchsorted(cdf, rng.random((clients, choices)), side="right"), videos - 1)]
+    starts = rng.random(clients) * START_S * 1e9
+    rows = []
+    for c in range(clients):
+        k = np.arange(per_client)
+        video = picks[c, k // layout.frames]
+        frame = k % layout.frames
+        rows.append((np.rint(starts[c] + k * frame_ns).astype(np.int64), np.full(per_client, c), video, frame))
+    time_ns, client, video, frame = (np.concatenate(x) for x in zip(*rows))
+    order = np.lexsort((client, time_ns))[:requests]
+    time_ns, client, video, frame = time_ns[order], client[order], video[order], frame[order]
+    lba = (video.astype(np.int64) * layout.frames + frame) * layout.frame_stride_sectors
+    return {"time_ns": time_ns - time_ns[0], "client": client, "video": video, "frame": frame, "lba": lba,
+            "sectors": np.full(len(lba), layout.frame_sectors, dtype=np.int64)}
+
+
+def write_trace(path: Path, requests: int, seed: int = 2019, **kw) -> Path:
+    """`streams(...)` as an MQSim trace of reads."""
+    s = streams(requests, seed, **kw)
+    return mqsim_trace.write(path, s["time_ns"], s["lba"], s["sectors"], np.ones(len(s["lba"]), dtype=bool))
