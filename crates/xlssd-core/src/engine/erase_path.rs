@@ -145,10 +145,7 @@ impl Simulator<'_> {
         }
         if i + 1 < run.now {
             self.txns.get_mut(id).step += 1;
-            let die = self.geo.die_of_plane(t.plane);
-            // The erase's next loop goes ahead of other cleaning work, behind reads.
-            self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(id);
-            self.die_load[die as usize] += 1;
+            self.queue_loop(id, t.plane);
             return LoopEnd::Continues;
         }
         self.erases.runs[t.plane as usize] = None;
@@ -175,9 +172,21 @@ impl Simulator<'_> {
         s.stress_v_ms += stress;
     }
 
+    /// Queues erase transaction `id` on the die of `plane`: ahead of other cleaning work,
+    /// behind reads.
+    fn queue_loop(&mut self, id: u32, plane: u32) {
+        let die = self.geo.die_of_plane(plane);
+        self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(id);
+        self.die_load[die as usize] += 1;
+    }
+
     /// A program of `ppn` is being queued: if its block's last erase loop was deferred and
-    /// has not been queued, queue it first (ahead of other cleaning work).
+    /// has not been queued, queue it first.
+    #[inline]
     pub(super) fn queue_deferred_loop(&mut self, ppn: Ppn) {
+        if self.erases.deferred.is_empty() {
+            return;
+        }
         let block = self.geo.block_of(ppn);
         let Some(d) = self.erases.deferred.get_mut(&block) else { return };
         if d.issued {
@@ -185,11 +194,9 @@ impl Simulator<'_> {
         }
         d.issued = true;
         let plane = self.geo.plane_of_block(block);
-        let die = self.geo.die_of_plane(plane);
         let t = Txn { kind: TxnKind::Erase, ppn: self.geo.ppn(block, 0), lpn: 0, owner: NO_OWNER, plane, step: DEFERRED_LOOP, reference: 0 };
         let id = self.txns.insert(t);
-        self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(id);
-        self.die_load[die as usize] += 1;
+        self.queue_loop(id, plane);
     }
 
     /// Whether `ppn`'s block still waits for its deferred last erase loop.

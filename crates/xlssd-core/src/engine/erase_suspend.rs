@@ -64,8 +64,8 @@ impl Simulator<'_> {
     }
 
     /// Whether a plane of `die` is short of free blocks: below the foreground threshold, or
-    /// with writes parked for want of a block.
-    fn writes_wait_for_blocks(&self, die: u32) -> bool {
+    /// with writes parked for want of a block (cleaning then goes ahead of host writes).
+    pub(super) fn writes_wait_for_blocks(&self, die: u32) -> bool {
         let ppd = self.geo.planes_per_die;
         (die * ppd..(die + 1) * ppd)
             .any(|p| self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty())
@@ -81,7 +81,7 @@ impl Simulator<'_> {
         let Some(s) = d.suspended.take() else { return false };
         debug_assert!(!d.busy(), "die {die} resumes an operation while busy");
         d.op = DieOp { phase: Phase::Array, start: now, ..s.op };
-        d.active = Some(ActiveArray { end: now + s.left, duration: s.array.duration.max(s.left), ..s.array });
+        d.active = Some(ActiveArray { end: now + s.left, ..s.array });
         d.suspend_penalty = 0;
         self.q.schedule_in(s.left, Ev::ArrayDone(die, d.gen));
         true

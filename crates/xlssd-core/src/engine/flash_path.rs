@@ -291,7 +291,7 @@ impl Simulator<'_> {
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
             self.erases.stats.host_reads_meeting_erase += 1;
         }
-        if t.kind.op() == OpClass::Program && self.awaits_deferred_loop(t.ppn) {
+        if t.kind.op() == OpClass::Program {
             self.queue_deferred_loop(t.ppn);
         }
         let id = self.txns.insert(t);
@@ -319,9 +319,7 @@ impl Simulator<'_> {
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
-        let foreground = (first_plane..first_plane + ppd).any(|p| {
-            self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty()
-        });
+        let foreground = self.writes_wait_for_blocks(die);
         let ahead = self.jobs_ahead_of_reads > 0
             && self.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
         let order = if ahead {
@@ -621,14 +619,6 @@ impl Simulator<'_> {
                 self.finishing.push(ppn);
             }
         }
-        let ask_read_path = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
-        let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
-        if ask_read_path {
-            for (i, &id) in op.txns().iter().enumerate() {
-                let t = self.txns.get(id);
-                sensed[i] = (t.ppn, t.kind);
-            }
-        }
         if op.class == OpClass::Erase {
             for &id in op.txns() {
                 if let LoopEnd::Erased = self.erase_loop_done(id) {
@@ -639,6 +629,14 @@ impl Simulator<'_> {
             }
             self.try_start_die(die);
             return;
+        }
+        let ask_read_path = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
+        let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
+        if ask_read_path {
+            for (i, &id) in op.txns().iter().enumerate() {
+                let t = self.txns.get(id);
+                sensed[i] = (t.ppn, t.kind);
+            }
         }
         for &id in op.txns() {
             match op.class {
