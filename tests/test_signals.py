@@ -283,3 +283,35 @@ def test_ctrl_c_stops_an_api_run_without_a_progress_callback():
         faulthandler.cancel_dump_traceback_later()
         signal.signal(signal.SIGINT, inherited)
     assert time.monotonic() - started < 0.5 + STOP_WITHIN_S
+
+
+# -- a stop while a file is being written -----------------------------------------------
+
+
+def signalled_after(real, signum):
+    """`real`, then `signum` sent to this process: the stop arrives the moment `real` returns."""
+    def call(*args, **kwargs):
+        result = real(*args, **kwargs)
+        os.kill(os.getpid(), signum)
+        return result
+    return call
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+@pytest.mark.parametrize("moment", ["created", "renamed"])
+def test_a_stop_as_a_file_is_created_or_renamed_leaves_no_temporary(signum, moment, tmp_path, monkeypatch):
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    from xlssd import atomic, signals
+    if moment == "created":
+        monkeypatch.setattr(atomic.tempfile, "mkstemp", signalled_after(atomic.tempfile.mkstemp, signum))
+    else:
+        monkeypatch.setattr(atomic.os, "replace", signalled_after(atomic.os.replace, signum))
+    target = tmp_path / "row.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        with signals.handled():
+            atomic.write_text(target, "row\n")
+    # Stopped before the block ran, nothing is written; stopped once it was renamed, the file is whole.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if moment == "created" else ["row.parquet"])
+    if moment == "renamed":
+        assert target.read_text() == "row\n"

@@ -14,10 +14,9 @@ import os
 import re
 import stat
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
+from xlssd import signals
 from xlssd._core import ConfigError
 
 TEMP_SUFFIX = ".tmp"
@@ -94,33 +93,65 @@ def make_dir(path: str | os.PathLike, label: str | None = None, create: bool = T
     return folder
 
 
-@contextmanager
-def atomic_path(path: str | os.PathLike, label: str | None = None) -> Iterator[Path]:
-    """Yields a temporary path beside `path`; once the block has written it, renames it
-    over `path`. The temporary file is in the same folder so that the rename is atomic.
-    An OSError in the block (a full disk, say) becomes a FileError naming `path`."""
-    target = check_target(path, label)
-    where = _label(path, label)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
-    except OSError as e:
-        raise FileError(f"{where}: cannot write: {_reason(e)}") from None
-    os.close(fd)
-    try:
-        # mkstemp makes the file private; results are meant to be shared like any other file.
-        os.chmod(tmp, 0o644)
-        yield Path(tmp)
-        # A link or a device put there while the file was being written is not replaced either.
-        check_target(path, label)
-        os.replace(tmp, target)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
+class atomic_path:
+    """A context manager yielding a temporary path beside `path`; once the block has
+    written it, it is renamed over `path`. The temporary file is in the same folder so that
+    the rename is atomic. An OSError in the block (a full disk, say) becomes a FileError
+    naming `path`.
+
+    Creating the temporary file and renaming or removing it happen with SIGINT and SIGTERM
+    held (`signals.held`): a stop that arrived between the file's creation and the point
+    where a clean-up could see it would otherwise leave the file behind. The block itself,
+    which may be long, stays interruptible; a stop there removes the file on the way out."""
+
+    def __init__(self, path: str | os.PathLike, label: str | None = None) -> None:
+        self.path = path
+        self.label = label
+        self.target = check_target(path, label)
+        self.tmp: str | None = None
+
+    def _failed(self, e: OSError) -> FileError:
         if isinstance(e, FileError):
+            return e
+        return FileError(f"{_label(self.path, self.label)}: cannot write: {_reason(e)}")
+
+    def _discard(self) -> None:
+        if self.tmp is not None:
+            Path(self.tmp).unlink(missing_ok=True)
+            self.tmp = None
+
+    def __enter__(self) -> Path:
+        try:
+            with signals.held():
+                fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=TEMP_SUFFIX,
+                                                dir=self.target.parent)
+                os.close(fd)
+                # mkstemp makes the file private; results are meant to be shared like any other file.
+                os.chmod(self.tmp, 0o644)
+        except OSError as e:
+            self._discard()
+            raise self._failed(e) from None
+        except BaseException:
+            self._discard()
             raise
-        raise FileError(f"{where}: cannot write: {_reason(e)}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return Path(self.tmp)
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        with signals.held():
+            if kind is not None:
+                self._discard()
+                if isinstance(error, OSError):
+                    raise self._failed(error) from None
+                return False
+            try:
+                # A link or a device put there while the file was being written is not replaced either.
+                check_target(self.path, self.label)
+                os.replace(self.tmp, self.target)
+                self.tmp = None
+            except OSError as e:
+                self._discard()
+                raise self._failed(e) from None
+        return False
 
 
 def write_text(path: str | os.PathLike, text: str, label: str | None = None) -> None:
