@@ -45,6 +45,8 @@ pub struct Config {
     pub physics: PhysicsConfig,
     pub ecc: EccConfig,
     pub aging: AgingConfig,
+    /// An SSD cache in front of a disk: host requests address the disk.
+    pub backing: crate::backing::BackingConfig,
     /// Bounds on what a run may take (memory).
     pub limits: crate::limits::LimitsConfig,
     /// The scheme: which techniques run, and their parameters.
@@ -68,6 +70,7 @@ impl Default for Config {
             energy: EnergyConfig::default(),
             workload: WorkloadConfig::default(),
             physics: PhysicsConfig::default(),
+            backing: crate::backing::BackingConfig::default(),
             ecc: EccConfig::default(),
             aging: AgingConfig::default(),
             limits: Default::default(),
@@ -251,9 +254,16 @@ impl Config {
         self.ecc.validate(self.geometry.page_size)?;
         self.validate_read_retry()?;
         self.aging.validate(&self.physics)?;
+        self.validate_backing()?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
         self.validate_capacity()
+    }
+
+    fn validate_backing(&self) -> Result<()> {
+        let cap = self.capacity();
+        let page_bytes = self.geometry.page_size as u64 * cap.unit_pages as u64;
+        self.backing.validate(cap.logical_pages * page_bytes, page_bytes)
     }
 
     /// The retry-table model decides hard LDPC decodes of pages that have an RBER.

@@ -56,8 +56,12 @@ fn trace_time_scale(cfg: &Config) -> Option<f64> {
     (cfg.host.replay == config::ReplayMode::Open).then_some(cfg.host.time_scale)
 }
 
-/// Logical capacity in sectors of the device a config describes.
+/// Sectors host requests address on the device a config describes: the SSD's logical
+/// capacity, or the disk's with an SSD cache in front of it (`[backing]`).
 pub fn logical_sectors(cfg: &Config) -> u64 {
+    if cfg.backing.enabled {
+        return cfg.backing.disk.capacity_bytes / host::SECTOR_BYTES;
+    }
     cfg.capacity().logical_pages * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
 }
 

@@ -16,6 +16,8 @@ pub struct Report {
     pub config: serde_json::Value,
     pub workload: serde_json::Value,
     pub host: HostReport,
+    /// The SSD as a cache in front of a disk (`[backing]`); `enabled` false otherwise.
+    pub backing: BackingReport,
     pub ftl: FtlReport,
     pub nand: NandReport,
     pub energy: EnergyReport,
@@ -131,6 +133,83 @@ pub struct HostReport {
     pub all: OpReport,
     /// From the first arrival to the last completion, in ns.
     pub span_ns: u64,
+}
+
+/// The cache layer and the disk behind it. Pages are cache pages (SSD logical pages).
+#[derive(Debug, Clone, Serialize)]
+pub struct BackingReport {
+    pub enabled: bool,
+    pub write_policy: crate::backing::WritePolicy,
+    /// Pages the cache holds at most, holds at the end, and holds dirty at the end.
+    pub slots: u64,
+    pub cached_pages: u64,
+    pub dirty_pages: u64,
+    pub reads: CacheReadReport,
+    pub writes: CacheWriteReport,
+    /// Slots written with data read from the disk after a miss, and fills given up (the
+    /// slot was evicted or written before the data came in).
+    pub fills: u64,
+    pub fills_dropped: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// Dirty pages written to the disk after a fully corrected read, and those whose read
+    /// was uncorrectable (not written: the disk keeps its older copy).
+    pub written_back: u64,
+    pub write_back_lost: u64,
+    /// Host requests a scheme sent past the cache.
+    pub bypassed: u64,
+    /// The requests the cache layer sent the SSD, with their latency.
+    pub ssd_reads: OpCount,
+    pub ssd_writes: OpCount,
+    pub disk: DiskReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheReadReport {
+    pub pages: u64,
+    pub hits: u64,
+    /// hits / pages.
+    pub hit_ratio: f64,
+    /// Pages not cached, and cached pages the SSD returned uncorrectable.
+    pub misses_not_cached: u64,
+    pub misses_read_error: u64,
+    /// Pages whose fill was under way: served when the disk's data came in.
+    pub waits_for_fill: u64,
+    /// Read errors of dirty pages: the disk's older copy was returned and kept.
+    pub dirty_read_errors: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheWriteReport {
+    pub pages: u64,
+    /// Pages written to the SSD (and to the disk too under write-through), and to the disk
+    /// only.
+    pub cached: u64,
+    pub around: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OpCount {
+    pub count: u64,
+    pub latency_us: crate::stats::LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DiskReport {
+    pub reads: u64,
+    pub writes: u64,
+    pub sectors_read: u64,
+    pub sectors_written: u64,
+    /// Busy time over the run's span.
+    pub utilization: f64,
+    /// Service time (seek, rotation, transfer, overhead), and response time (queueing
+    /// included), of each access.
+    pub service_us: crate::stats::LatencySummary,
+    pub response_us: crate::stats::LatencySummary,
+    /// Mean parts of the service time, ms.
+    pub seek_ms_mean: f64,
+    pub rotation_ms_mean: f64,
+    pub transfer_ms_mean: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

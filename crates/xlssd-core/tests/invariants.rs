@@ -284,7 +284,7 @@ fn workload(c: &Case, logical_pages: u64) -> (Vec<Request>, Sent) {
         }
         // The flag is fixed by the address (no draw, so the other choices stay as they were).
         let approx = ((lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64) < c.approx_share;
-        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx, context: 0, handle: None });
+        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx, context: 0, handle: None, tolerance: 0.0 });
     }
     (reqs, sent)
 }

@@ -25,7 +25,7 @@ fn whole_unit_writes_and_reads_keep_every_invariant() {
             if i % 3 == 0 {
                 req(i * 20_000, unit * 4 + (i % 4), 1, Op::Read, 8)
             } else {
-                xlssd_core::host::Request { arrival_ns: i * 20_000, lba: unit * 32, sectors: 32, op: Op::Write, approx: false, context: 0, handle: None }
+                xlssd_core::host::Request { arrival_ns: i * 20_000, lba: unit * 32, sectors: 32, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }
             }
         })
         .collect();
@@ -40,7 +40,7 @@ fn whole_unit_writes_and_reads_keep_every_invariant() {
 
 /// A write of `sectors` from sector `lba`, at `t_ms`.
 fn write(t_ms: u64, lba: u64, sectors: u32) -> xlssd_core::host::Request {
-    xlssd_core::host::Request { arrival_ns: t_ms * 1_000_000, lba, sectors, op: Op::Write, approx: false, context: 0, handle: None }
+    xlssd_core::host::Request { arrival_ns: t_ms * 1_000_000, lba, sectors, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }
 }
 
 #[test]

@@ -99,6 +99,11 @@ impl Directory {
         self.dirty[slot as usize]
     }
 
+    /// Cached pages the disk lacks the latest data of.
+    pub fn dirty_pages(&self) -> usize {
+        self.dirty.iter().filter(|&&d| d).count()
+    }
+
     /// Slots from the most to the least recently used.
     pub fn by_recency(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.len());

@@ -68,6 +68,9 @@ impl Simulator<'_> {
         if let Err(message) = self.scheme.check(&self.blocks) {
             return fail(message);
         }
+        if let Some(Err(message)) = self.backing.as_ref().map(|b| b.check()) {
+            return fail(message);
+        }
         if valid_total != self.map.mapped() * self.unit_pages as u64 + self.copies.len() {
             return fail(format!(
                 "{} logical pages of {} page(s) are mapped and {} extra copies live, but {valid_total} physical pages are valid",

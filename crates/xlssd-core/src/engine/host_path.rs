@@ -8,7 +8,8 @@ use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
 use crate::sim::Time;
-use crate::techniques::{CacheTier, Hook, HostWrite, Placement, Route};
+use super::cache_path::origin;
+use crate::techniques::{Hook, HostWrite, Placement};
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
@@ -90,6 +91,7 @@ impl Simulator<'_> {
             approximate: r.approx,
             context: r.context,
             handle: r.handle,
+            tolerance: r.tolerance,
             logical_pages: self.logical_pages,
         }
     }
@@ -142,6 +144,21 @@ impl Simulator<'_> {
         };
         self.submitted += 1;
         self.first_arrival_time.get_or_insert(now);
+        self.idle_gen += 1;
+        if self.backing.is_some() {
+            let id = self.new_request(&r, lba, handle, origin::CACHED);
+            // The request's pages are counted in by the parts it sends.
+            self.reqs[id as usize].pages_left = 1;
+            self.cache_request(id, &r, lba);
+            return;
+        }
+        let id = self.new_request(&r, lba, handle, origin::HOST);
+        self.issue(id, &r, lba, handle);
+    }
+
+    /// A request in flight for `r` from sector `lba`; counted outstanding.
+    pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, parent: u32) -> u32 {
+        let now = self.now();
         let first_lpn = lba / self.sectors_per_page;
         let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
         let n_pages = (last_lpn - first_lpn + 1) as u32;
@@ -165,6 +182,9 @@ impl Simulator<'_> {
             during: if r.op == Op::Read { self.relocs.running_mask() } else { 0 },
             on_die: 0,
             handle,
+            parent,
+            failed: 0,
+            tolerance: r.tolerance,
         };
         let id = match self.free_reqs.pop() {
             Some(id) => {
@@ -177,14 +197,13 @@ impl Simulator<'_> {
             }
         };
         self.outstanding += 1;
-        self.idle_gen += 1;
-        if self.hooks.has(Hook::CacheTier) {
-            if let Route::Backing { ns } = self.scheme.route(&r, now) {
-                // Served behind the SSD: the request completes without touching the flash.
-                self.q.schedule(now.saturating_add(ns), Ev::ReqDone(id));
-                return;
-            }
-        }
+        id
+    }
+
+    /// Sends request `id` (for `r`, from sector `lba`) to the flash.
+    pub(super) fn issue(&mut self, id: u32, r: &Request, lba: u64, handle: u8) {
+        let first_lpn = self.reqs[id as usize].first_lpn;
+        let n_pages = self.reqs[id as usize].n_pages;
         match r.op {
             Op::Read => {
                 for i in 0..n_pages {
@@ -202,11 +221,13 @@ impl Simulator<'_> {
                     }
                 }
                 if self.hooks.has(Hook::Placement) {
-                    let w = self.host_write_of(&r, lba);
+                    let w = self.host_write_of(r, lba);
                     self.scheme.host_write(&w);
                 }
                 // The data crosses the host interface before the device can place it.
-                let done = self.host_link_transfer(Link::ToDevice, hr.bytes, now);
+                let bytes = self.reqs[id as usize].bytes;
+                let now = self.now();
+                let done = self.host_link_transfer(Link::ToDevice, bytes, now);
                 if done > now {
                     self.q.schedule(done, Ev::WriteDataIn(id));
                 } else {
@@ -501,8 +522,9 @@ impl Simulator<'_> {
         }
         let (op, bytes, ready) = (r.op, r.bytes, r.ready);
         let done = match op {
-            Op::Read => self.host_link_transfer(Link::ToHost, bytes, ready),
-            Op::Write => ready,
+            // At the cache layer the data crossed the SSD's interface in the parts' reads.
+            Op::Read if r.parent != origin::CACHED => self.host_link_transfer(Link::ToHost, bytes, ready),
+            _ => ready,
         };
         if done > self.now() {
             self.q.schedule(done, Ev::ReqDone(req));
@@ -515,8 +537,6 @@ impl Simulator<'_> {
         let now = self.now();
         let r = self.reqs[req as usize];
         let latency = now - r.arrival;
-        self.lat[r.op as usize].record(latency, r.bytes);
-        self.lat[2].record(latency, r.bytes);
         if r.during != 0 {
             self.relocs.read_during(r.during, latency);
         }
@@ -525,11 +545,17 @@ impl Simulator<'_> {
         }
         self.free_reqs.push(req);
         self.outstanding -= 1;
-        self.completed += 1;
-        self.last_completion = self.last_completion.max(now);
-        if self.closed_loop.is_some() {
-            if let Err(e) = self.pull_next() {
-                self.fail(e);
+        if origin::is_part(r.parent) {
+            self.cache_part_done(req, r, latency);
+        } else {
+            self.lat[r.op as usize].record(latency, r.bytes);
+            self.lat[2].record(latency, r.bytes);
+            self.completed += 1;
+            self.last_completion = self.last_completion.max(now);
+            if self.closed_loop.is_some() {
+                if let Err(e) = self.pull_next() {
+                    self.fail(e);
+                }
             }
         }
         if self.outstanding == 0 && self.buffer.dirty_pages() > 0 {

@@ -2,6 +2,7 @@
 //! in its own file as an `impl Simulator` block: host requests (`host_path`), flash
 //! scheduling and timing (`flash_path`), cleaning and wear levelling (`gc_path`).
 
+mod cache_path;
 mod check;
 mod copies;
 pub use copies::CopiesReport;
@@ -68,6 +69,8 @@ enum Ev {
     Decoded(u32, u8),
     /// Time for the scheme's periodic background task.
     Background,
+    /// The disk's data for a cache slot is in (`[backing]`).
+    CacheFill(u32),
 }
 
 /// A host request in flight.
@@ -97,6 +100,12 @@ struct HostReq {
     on_die: u16,
     /// A write: the placement handle it was written under.
     handle: u8,
+    /// Who it belongs to: the host, or the cache layer ([`cache_path::origin`]).
+    parent: u32,
+    /// A read: pages that came back uncorrectable.
+    failed: u16,
+    /// The bit error rate the request tolerates (`Request::tolerance`).
+    tolerance: f32,
 }
 
 /// The two directions of the host interface.
@@ -277,6 +286,8 @@ pub struct Simulator<'s> {
     rel: Option<reliability::Reliability>,
     /// Bytes carried for a range of logical pages (payload mode).
     payload: Option<payload::PayloadStore>,
+    /// The cache layer in front of a disk (`[backing]`).
+    backing: Option<Box<cache_path::CacheLayer>>,
     /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
     scheme: Joined,
     hooks: HookSet,
@@ -398,7 +409,12 @@ impl<'s> Simulator<'s> {
             completed: 0,
             blocked_writes: VecDeque::new(),
             logical_pages,
-            logical_sectors: logical_pages * geo.sectors_per_page() * cap.unit_pages as u64,
+            // With a cache tier, host requests address the disk.
+            logical_sectors: if cfg.backing.enabled {
+                cfg.backing.disk.capacity_bytes / crate::host::SECTOR_BYTES
+            } else {
+                logical_pages * geo.sectors_per_page() * cap.unit_pages as u64
+            },
             sectors_per_page: geo.sectors_per_page() * cap.unit_pages as u64,
             unit_pages: cap.unit_pages,
             gc_unit_reads: Default::default(),
@@ -452,6 +468,12 @@ impl<'s> Simulator<'s> {
                 stream_seed(cfg.seed, SEED_PHYSICS),
             )?,
             payload: None,
+            backing: cache_path::CacheLayer::new(
+                &cfg.backing,
+                logical_pages,
+                geo.page_size as u64 * cap.unit_pages as u64,
+            )
+            .map(Box::new),
             observed: scheme.observed(),
             scheme,
             hooks,
@@ -621,6 +643,7 @@ impl<'s> Simulator<'s> {
             Ev::WriteDataIn(req) => self.write_data_in(req),
             Ev::Decoded(id, outcome) => self.on_decoded(id, outcome),
             Ev::Background => self.background(),
+            Ev::CacheFill(slot) => self.on_cache_fill(slot),
             Ev::IdleFlush(gen) => {
                 if gen == self.idle_gen && self.outstanding == 0 {
                     self.write_back_all = true;

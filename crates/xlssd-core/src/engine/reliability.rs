@@ -162,6 +162,7 @@ impl Simulator<'_> {
             reference: t.reference as u32,
             shift: need.map_or(f64::NAN, |n| n.shift),
             decodable: true,
+            tolerance: if t.kind == TxnKind::HostRead { self.reqs[t.owner as usize].tolerance as f64 } else { 0.0 },
         };
         if let Some(need) = need {
             if t.step == 0 && self.hooks.has(Hook::RetryReference) {
@@ -518,6 +519,10 @@ impl Simulator<'_> {
         }
         let t = self.txns.remove(id);
         if t.kind == TxnKind::HostRead {
+            if outcome == Decoded::Uncorrectable {
+                let r = &mut self.reqs[t.owner as usize];
+                r.failed = r.failed.saturating_add(1);
+            }
             self.counters.host_flash_reads += 1;
             self.page_done_at(t.owner, at);
         } else {

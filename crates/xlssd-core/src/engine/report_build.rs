@@ -183,6 +183,7 @@ impl Simulator<'_> {
                 all: op_report(&self.lat[2], span_ns),
                 span_ns,
             },
+            backing: self.backing_report(simulated_ns),
             ftl: FtlReport {
                 logical_pages: self.logical_pages,
                 physical_pages: self.geo.pages as u64,

@@ -50,7 +50,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     let op = read_or_write(opcode).ok_or_else(|| format!("opcode `{}` is neither R nor W", quote(opcode)))?;
     let (lba, sectors) = byte_extent(offset, length, "offset", "length")?;
     let arrival_ns = units_to_ns(timestamp, "timestamp", NS_PER_US, "microseconds")?;
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 }))
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     if lba.checked_add(count).is_none() {
         return Err(format!("sector {lba} + count {count} overflows"));
     }
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 }))
 }
 
 fn counter(field: &str, name: &str) -> Result<(), String> {
@@ -159,10 +159,10 @@ Skips: 0 forward (0 -   0.0%)
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 500_000_000, lba: 100, sectors: 16, op: Op::Read, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 2_123_456_789, lba: 7, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 3_000_000_000, lba: 500, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 500_000_000, lba: 100, sectors: 16, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 2_123_456_789, lba: 7, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 3_000_000_000, lba: 500, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
             ]
         );
     }

@@ -48,7 +48,7 @@ pub enum Op {
 }
 
 /// One host I/O request, in the units every format is converted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Request {
     /// Arrival time in ns as the source gives it (traces: the trace's own clock; replay
     /// rebases it so that the first request arrives at time 0).
@@ -67,6 +67,9 @@ pub struct Request {
     /// The placement handle the host chose (NVMe Flexible Data Placement's reclaim unit
     /// handle, or a multi-stream stream id), if any; at most [`MAX_HANDLE`].
     pub handle: Option<u16>,
+    /// The bit error rate the application tolerates in the data it reads (seed 002's
+    /// AP_BER); 0: none, the data must come back corrected.
+    pub tolerance: f32,
 }
 
 /// A stream of host requests.

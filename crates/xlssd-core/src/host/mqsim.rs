@@ -11,7 +11,9 @@
 //! - the eighth is the request's placement handle, 0 to 65534
 //!   ([`MAX_HANDLE`](super::MAX_HANDLE); `-` = none).
 //!
-//! Fields after the eighth are ignored.
+//! Of the fields after the eighth, one of the form `ap_ber=X` is the bit error rate the
+//! application tolerates in the data it reads (seed 002's AP_BER, a number in [0, 0.5]);
+//! the others are ignored.
 //!
 //! This is the format of the largest traces, so parsing avoids allocation entirely on
 //! well-formed lines.
@@ -51,7 +53,7 @@ pub fn parse(line: &str) -> Result<Request, String> {
         "1" => Op::Read,
         other => return Err(format!("type `{}` is neither 0 (write) nor 1 (read)", quote(other))),
     };
-    let request = Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None };
+    let request = Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 };
     // Most traces stop at the fifth field: the optional ones are read apart.
     match fields.next() {
         None => Ok(request),
@@ -74,7 +76,22 @@ fn optional_fields<'a>(mut r: Request, flag: &str, mut fields: impl Iterator<Ite
     if let Some(f) = fields.next() {
         r.handle = parse_handle(f, "handle")?;
     }
+    for f in fields {
+        if let Some(value) = f.strip_prefix(AP_BER) {
+            r.tolerance = parse_tolerance(value)?;
+        }
+    }
     Ok(r)
+}
+
+/// The prefix of the field giving a request's tolerated bit error rate.
+pub const AP_BER: &str = "ap_ber=";
+
+fn parse_tolerance(value: &str) -> Result<f32, String> {
+    match value.parse::<f32>() {
+        Ok(x) if (0.0..=0.5).contains(&x) => Ok(x),
+        _ => Err(format!("{AP_BER}`{}` is not a bit error rate: expected a number in [0, 0.5]", quote(value))),
+    }
 }
 
 #[cfg(test)]
@@ -90,10 +107,11 @@ mod tests {
                     5 0 8 8 0 0 4294967295\n\
                     6 0 8 8 0 1 17 65534 extra cols\n\
                     7 0 8 8 0 0 - 0\n\
-                    8 0 8 8 1 0 3 -\n";
+                    8 0 8 8 1 0 3 -\n\
+                    9 0 8 8 1 0 0 - tool-col ap_ber=0.011\n";
         let (reqs, skipped) = read_all(Mqsim, text, false).unwrap();
         assert_eq!(skipped, 0);
-        let req = |arrival_ns, lba, sectors, op, approx, context, handle| Request { arrival_ns, lba, sectors, op, approx, context, handle };
+        let req = |arrival_ns, lba, sectors, op, approx, context, handle| Request { arrival_ns, lba, sectors, op, approx, context, handle, tolerance: 0.0 };
         assert_eq!(
             reqs,
             vec![
@@ -103,6 +121,7 @@ mod tests {
                 req(6, 8, 8, Op::Write, true, 17, Some(65534)),
                 req(7, 8, 8, Op::Write, false, 0, Some(0)),
                 req(8, 8, 8, Op::Read, false, 3, None),
+                Request { tolerance: 0.011, ..req(9, 8, 8, Op::Read, false, 0, None) },
             ]
         );
     }
@@ -120,7 +139,7 @@ mod tests {
             let op = if i % 3 == 0 { Op::Read } else { Op::Write };
             let context = [0, 1, 77, u32::MAX][i as usize % 4];
             let handle = [None, Some(0), Some(9), Some(crate::host::MAX_HANDLE)][i as usize / 4 % 4];
-            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: i % 5 == 0, context, handle });
+            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: i % 5 == 0, context, handle, tolerance: 0.0 });
         }
         let text: String = reqs.iter().map(write).collect();
         assert_eq!(read_all(Mqsim, &text, false).unwrap(), (reqs, 0));
@@ -149,6 +168,9 @@ mod tests {
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 65535\n"), 2, "7 65535", "handle `65535` is not a placement handle: expected 0 to 65534");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 h1\n"), 2, "7 h1", "handle `h1` is not a placement handle");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 99999999999999999999\n"), 2, "9999", "handle `99999999999999999999` is not");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=0.6\n"), 2, "ap_ber=0.6", "ap_ber=`0.6` is not a bit error rate");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=x\n"), 2, "ap_ber=x", "ap_ber=`x` is not a bit error rate");
+        assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=NaN\n"), 2, "NaN", "expected a number in [0, 0.5]");
         // A context without the approximate flag before it is read as that flag.
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 12\n"), 2, "12", "approximate flag `12`");
     }

@@ -44,7 +44,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     let (lba, sectors) = byte_extent(offset, size, "Offset", "Size")?;
     let context = fields.next().map_or(Ok(0), |f| parse_context(f, "Context"))?;
     let handle = fields.next().map_or(Ok(None), |f| parse_handle(f, "Handle"))?;
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context, handle }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context, handle, tolerance: 0.0 }))
 }
 
 #[cfg(test)]
@@ -73,17 +73,17 @@ mod tests {
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 12816637200306162900, lba: 1054081024 / 512, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 12816637200306162900, lba: 1054081024 / 512, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
                 // 1000 = sector 1 + 488 bytes; 488 + 100 = 588 bytes -> 2 sectors.
-                Request { arrival_ns: 12816637201638215500, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 12816637201638215500, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
                 // The last byte of sector 0 and the first of sector 1.
-                Request { arrival_ns: 500, lba: 0, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 700, lba: 0, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 800, lba: 0, sectors: 1, op: Op::Write, approx: false, context: u32::MAX, handle: None },
-                Request { arrival_ns: 900, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 12, handle: Some(65534) },
-                Request { arrival_ns: 1000, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: Some(0) },
-                Request { arrival_ns: 1100, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 1200, lba: 0, sectors: 1, op: Op::Read, approx: false, context: 5, handle: None },
+                Request { arrival_ns: 500, lba: 0, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 700, lba: 0, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 800, lba: 0, sectors: 1, op: Op::Write, approx: false, context: u32::MAX, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 900, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 12, handle: Some(65534), tolerance: 0.0 },
+                Request { arrival_ns: 1000, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: Some(0), tolerance: 0.0 },
+                Request { arrival_ns: 1100, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 1200, lba: 0, sectors: 1, op: Op::Read, approx: false, context: 5, handle: None, tolerance: 0.0 },
             ]
         );
     }
@@ -102,7 +102,7 @@ mod tests {
             let op = if i % 3 == 0 { Op::Read } else { Op::Write };
             let context = [0, 1, 77, u32::MAX][i as usize % 4];
             let handle = [None, Some(0), Some(9), Some(crate::host::MAX_HANDLE)][i as usize / 4 % 4];
-            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: false, context, handle });
+            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: false, context, handle, tolerance: 0.0 });
         }
         let text: String = std::iter::once(HEADER.replace("\n", ",Context,Handle\n")).chain(reqs.iter().map(write)).collect();
         assert_eq!(read_all(Msr, &text, false).unwrap(), (reqs, 0));
@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn header_is_optional() {
         let (reqs, _) = read_all(Msr, "1,h,0,Read,512,512,1\n", false).unwrap();
-        assert_eq!(reqs, vec![Request { arrival_ns: 100, lba: 1, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None }]);
+        assert_eq!(reqs, vec![Request { arrival_ns: 100, lba: 1, sectors: 1, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 }]);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     if lba.checked_add(sectors as u64).is_none() {
         return Err(format!("LBA {lba} plus {sectors} sectors passes the largest address"));
     }
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 }))
 }
 
 #[cfg(test)]
@@ -57,11 +57,11 @@ mod tests {
         assert_eq!(
             reqs,
             vec![
-                Request { arrival_ns: 26_214_000, lba: 303_567, sectors: 7, op: Op::Read, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 1_500_000_000, lba: 20_941_264, sectors: 16, op: Op::Write, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 26_214_000, lba: 303_567, sectors: 7, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 1_500_000_000, lba: 20_941_264, sectors: 16, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
                 // One byte still takes a sector; 513 bytes take two.
-                Request { arrival_ns: 12_000_000_000, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 1, lba: 7, sectors: 2, op: Op::Read, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 12_000_000_000, lba: 0, sectors: 1, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 1, lba: 7, sectors: 2, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
             ]
         );
     }

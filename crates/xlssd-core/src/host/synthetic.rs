@@ -336,7 +336,7 @@ impl RequestSource for SyntheticSource {
         };
         let approx = self.approx > 0.0 && unit_hash(slot ^ self.approx_salt) < self.approx;
         let handle = self.handle(op, context);
-        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context, handle }))
+        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context, handle, tolerance: 0.0 }))
     }
 
     fn name(&self) -> &str {

@@ -51,7 +51,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
     let op = read_or_write(io_type).ok_or_else(|| format!("IOType `{}` is neither R nor W", quote(io_type)))?;
     parse_u64(lun, "LUN")?;
     let (lba, sectors) = byte_extent(offset, size, "Offset", "Size")?;
-    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }))
+    Ok(Some(Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 }))
 }
 
 #[cfg(test)]

@@ -531,7 +531,7 @@ pub(crate) mod test_util {
 
     /// A request of a format without approximate, context or handle columns.
     pub fn plain(arrival_ns: u64, lba: u64, sectors: u32, op: crate::host::Op) -> Request {
-        Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None }
+        Request { arrival_ns, lba, sectors, op, approx: false, context: 0, handle: None, tolerance: 0.0 }
     }
 
     /// The requests of `text` read as `format`, none skipped, each as (ns after the first
@@ -851,26 +851,26 @@ mod tests {
         assert_eq!(src.name(), mqsim.path());
         let got = collect(src);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0], Request { arrival_ns: 100, lba: 8, sectors: 16, op: Op::Read, approx: false, context: 0, handle: None });
+        assert_eq!(got[0], Request { arrival_ns: 100, lba: 8, sectors: 16, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 });
 
         let msr = TempFile::new(
             "msr",
             b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,wdev,0,Write,4096,4096,100\n",
         );
         let got = collect(open_trace(msr.path(), None, false).unwrap());
-        assert_eq!(got, vec![Request { arrival_ns: 12816637200306162900, lba: 8, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None }]);
+        assert_eq!(got, vec![Request { arrival_ns: 12816637200306162900, lba: 8, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }]);
 
         let blk = TempFile::new("blk", b"  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [kjournald]\n");
         let got = collect(open_trace(blk.path(), None, false).unwrap());
-        assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None }]);
+        assert_eq!(got, vec![Request { arrival_ns: 0, lba: 3417048, sectors: 8, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }]);
 
         let alibaba = TempFile::new("alibaba", b"3,W,1000,100,1577808000000626\n3,R,0,4096,1577808000001626\n");
         let got = collect(open_trace(alibaba.path(), None, false).unwrap());
         assert_eq!(
             got,
             vec![
-                Request { arrival_ns: 1_577_808_000_000_626_000, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None },
-                Request { arrival_ns: 1_577_808_000_001_626_000, lba: 0, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None },
+                Request { arrival_ns: 1_577_808_000_000_626_000, lba: 1, sectors: 2, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 },
+                Request { arrival_ns: 1_577_808_000_001_626_000, lba: 0, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 },
             ]
         );
 
@@ -879,7 +879,7 @@ mod tests {
             b"Timestamp,Response,IOType,LUN,Offset,Size\n1487348895.080533,0.000234,R,3,7415377920,4096\n",
         );
         let got = collect(open_trace(systor.path(), None, false).unwrap());
-        assert_eq!(got, vec![Request { arrival_ns: 1_487_348_895_080_533_000, lba: 14_483_160, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None }]);
+        assert_eq!(got, vec![Request { arrival_ns: 1_487_348_895_080_533_000, lba: 14_483_160, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 }]);
 
         // An explicit format is honoured, even where detection would say otherwise.
         match open_trace(mqsim.path(), Some(TraceFormat::Msr), false).and_then(|mut s| s.next_request()) {

@@ -130,6 +130,9 @@ pub struct HostWrite {
     pub context: u32,
     /// The placement handle it names, if any.
     pub handle: Option<u16>,
+    /// The bit error rate the application tolerates when it reads the data back (seed
+    /// 002's AP_BER of an AP_WRITE; 0: none).
+    pub tolerance: f32,
     /// Logical pages of the device: page numbers past it wrap.
     pub logical_pages: u64,
 }
@@ -308,6 +311,9 @@ pub struct Attempt {
     pub reference: u32,
     pub shift: f64,
     pub decodable: bool,
+    /// A host read: the bit error rate its request tolerates (seed 002's AP_BER; 0: none,
+    /// the data must come back corrected). 0 for every other read.
+    pub tolerance: f64,
 }
 
 /// What to do with a decoded read.
@@ -481,19 +487,20 @@ pub trait Background {
     fn run(&mut self, _ctx: &BackgroundCtx, _moves: &mut Vec<Move>) {}
 }
 
-/// Where a host request is served.
+/// How the cache layer (`[backing]`) handles a host request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
-    /// By the SSD.
-    Device,
-    /// By a backing device behind the SSD, in `ns`.
-    Backing { ns: Time },
+    /// Through the cache: hits from the SSD, misses admitted, writes by the write policy.
+    Cache,
+    /// Past it (as bcache bypasses the cache): cached pages are still read from the SSD,
+    /// but a missing page is not admitted and a write goes around the cache to the disk.
+    Bypass,
 }
 
-/// A cache tier: a request may be served by a backing device behind the SSD.
+/// A cache tier: asked of every host request when the SSD caches a disk (`[backing]`).
 pub trait CacheTier {
     fn route(&mut self, _r: &Request, _now: Time) -> Route {
-        Route::Device
+        Route::Cache
     }
 }
 

@@ -558,7 +558,7 @@ mod tests {
         let mut set_up = SetupCtx { geo: &geo, blocks: &mut blocks, gc_threshold_blocks: &mut threshold, gc_hard_blocks: &mut hard };
         t.set_up(&mut set_up);
         // Page 0 written by a small (hot) request, page 1 by a large (cold) one; both precise.
-        let write = |lpn: u64, bytes: u64| HostWrite { first_lpn: lpn, n_pages: 1, lba: lpn * 8, bytes, approximate: false, context: 0, handle: None, logical_pages: 256 };
+        let write = |lpn: u64, bytes: u64| HostWrite { first_lpn: lpn, n_pages: 1, lba: lpn * 8, bytes, approximate: false, tolerance: 0.0, context: 0, handle: None, logical_pages: 256 };
         t.host_write(&write(0, 4096));
         t.host_write(&write(1, 1 << 20));
         let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);
