@@ -76,6 +76,9 @@ pub struct ReliabilityReport {
     pub read_retries: RetryReport,
     /// Reads whose data no stage could recover.
     pub uncorrectable_reads: u64,
+    /// Blocks' RBER measured for a scheme that tracks it (reference pages: at the start,
+    /// after erases, when idle).
+    pub probes: u64,
     /// Mean time per host page read, in us, by where it went.
     pub read_breakdown_us: ReadBreakdown,
 }

@@ -90,7 +90,13 @@ impl Simulator<'_> {
     /// Plans the erase of cleaned `block` and queues its first loop.
     pub(super) fn start_erase(&mut self, plane: u32, block: u32) {
         let plan = if self.hooks.has(Hook::Erase) {
-            let ctx = EraseCtx { block, pe: self.blocks.erase_count[block as usize], base_ns: self.timing.erase_ns };
+            let ctx = EraseCtx {
+                block,
+                pe: self.blocks.erase_count[block as usize],
+                base_ns: self.timing.erase_ns,
+                program_ns: self.timing.program_ns(self.geo.page_type(0)),
+                read_ns: self.timing.read_ns(self.geo.page_type(0)),
+            };
             self.scheme.erase_plan(&ctx)
         } else {
             ErasePlan::single(self.timing.erase_ns)

@@ -186,6 +186,9 @@ impl Simulator<'_> {
         }
         self.blocks.erase(block, wear);
         self.note_erase(block, wear);
+        if self.wants_probes() {
+            self.probe(block, crate::techniques::Probe::Erased);
+        }
         let job = self.gc_jobs[plane as usize];
         self.relocs.finished(job.stats as usize, job.start, self.now());
         self.jobs_ahead_of_reads -= job.ahead_of_reads as u32;

@@ -518,6 +518,7 @@ impl<'s> Simulator<'s> {
         if self.check {
             self.check_invariants()?;
         }
+        self.probe_all()?;
         self.prime_arrivals()?;
         self.schedule_background();
         const CHECK_EVERY: u64 = 1 << 12;

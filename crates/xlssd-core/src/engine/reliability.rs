@@ -20,7 +20,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{Attempt, EraseControl, Hook, ProgramModes, ReadRetry, RetryReference, Verdict};
+use crate::techniques::{Attempt, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,10 +323,14 @@ impl Simulator<'_> {
         let t = *self.txns.get(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
-        let raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
+        let mut raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
         // The attempt as the retry-table model and the read-retry hook see it, built once.
         let table = self.table_steps() > 0 && !raw;
         let attempt = (table || (!raw && self.hooks.has(Hook::ReadRetry))).then(|| self.attempt(id, rber));
+        if let Some(a) = attempt.filter(|_| step == 0 && self.hooks.has(Hook::ReadRetry)) {
+            raw = !self.scheme.decode(&a);
+        }
+        let table = table && !raw;
         let (decode_ns, outcome) = match (self.cfg.ecc.scheme, attempt) {
             _ if raw => (0, Decoded::Raw),
             (EccScheme::None, _) => (0, Decoded::Raw),
@@ -528,6 +532,54 @@ impl Simulator<'_> {
         } else {
             self.txn_done(t);
         }
+    }
+
+    /// The RBER a probe of `block` measures (see [`crate::techniques::Observer::probed`]):
+    /// after an erase, that of a page programmed now; otherwise its first page's now, or
+    /// `None` when that page holds nothing.
+    pub(super) fn probe_rber(&self, block: u32, when: Probe) -> Option<f64> {
+        let rel = self.rel.as_ref()?;
+        let first = self.geo.ppn(block, 0);
+        if when != Probe::Erased && self.blocks.is_programmed(first) {
+            return Some(self.page_rber(first));
+        }
+        if when == Probe::Idle {
+            return None;
+        }
+        let page = PageHistory { pe: rel.state.wear[block as usize] as f64, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(self.cfg.physics.algorithm) };
+        let mut rber = rel.model.rber(&page);
+        if self.hooks.has(Hook::Erase) {
+            rber *= self.scheme.erased_rber_factor(block);
+        }
+        Some(rber.min(MAX_RBER))
+    }
+
+    /// Probes `block` and tells the scheme.
+    pub(super) fn probe(&mut self, block: u32, when: Probe) {
+        if let Some(rber) = self.probe_rber(block, when) {
+            self.counters.probes += 1;
+            self.scheme.probed(block, rber, when);
+        }
+    }
+
+    /// Probes every block before the first request, for a scheme that measures blocks.
+    pub(super) fn probe_all(&mut self) -> crate::error::Result<()> {
+        if !self.wants_probes() {
+            return Ok(());
+        }
+        for block in 0..self.geo.blocks {
+            if block % 4096 == 0 {
+                crate::interrupt::poll()?;
+            }
+            self.probe(block, Probe::Start);
+        }
+        Ok(())
+    }
+
+    /// Whether the scheme measures blocks by probes (and there is a physics model to
+    /// measure).
+    pub(super) fn wants_probes(&self) -> bool {
+        self.observed && self.rel.is_some() && self.scheme.wants_probes()
     }
 
     /// The payload's final read (`Payload::final_read_after_h`): every page of the range read

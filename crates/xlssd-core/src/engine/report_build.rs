@@ -120,6 +120,7 @@ impl Simulator<'_> {
                 failed_transfer_us: round3(s.failed_transfer_ns as f64 / 1e3),
             },
             uncorrectable_reads: s.uncorrectable,
+            probes: self.counters.probes,
             read_breakdown_us: ReadBreakdown {
                 sense: per_read(s.sense_ns),
                 transfer: per_read(s.transfer_ns),

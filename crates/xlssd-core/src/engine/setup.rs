@@ -1,6 +1,7 @@
 //! The device's state before the first request: preconditioned data, and the translation
 //! pages of the cached mapping table.
 
+use crate::physics::config::PeDistribution;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -86,7 +87,16 @@ impl Simulator<'_> {
             if b % POLL_EVERY == 0 {
                 interrupt::poll()?;
             }
-            let pe = if spread > 0.0 { rng.gen_range(mean - spread..=mean + spread) } else { mean }.round().max(0.0);
+            let pe = match a.initial_pe_distribution {
+                _ if spread == 0.0 => mean,
+                PeDistribution::Uniform => rng.gen_range(mean - spread..=mean + spread),
+                PeDistribution::Normal => {
+                    let z: f64 = rng.sample(rand_distr::StandardNormal);
+                    mean + spread * z.clamp(-3.0, 3.0)
+                }
+            }
+            .round()
+            .max(0.0);
             self.blocks.erase_count[b] = pe as u32;
             if let Some(rel) = self.rel.as_mut() {
                 rel.state.wear[b] = pe as f32;

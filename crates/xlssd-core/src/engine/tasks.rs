@@ -2,7 +2,7 @@
 //! the engine starts each in its plane like a GC victim, counted under the task's reason.
 
 use super::{Ev, Simulator};
-use crate::techniques::{Background, BackgroundCtx, Hook, Reason};
+use crate::techniques::{Background, BackgroundCtx, Hook, Probe, Reason};
 
 impl Simulator<'_> {
     /// Schedules the next background run, if the scheme has a periodic task.
@@ -36,12 +36,19 @@ impl Simulator<'_> {
             clock_h: self.retention_clock_h(),
         };
         self.scheme.run(&ctx, &mut moves);
+        let mut probes = Vec::new();
+        self.scheme.probes(&ctx, &mut probes);
         for m in moves {
             let idle = !self.gc_jobs[m.plane as usize].active();
             if idle && self.geo.plane_of_block(m.block) == m.plane && self.closed_or_sealed(m.block) {
                 self.start_relocation(m.plane, m.block, Reason::Task(m.reason));
             } else {
                 self.invariant(format!("background task `{}` asked to relocate block {} of plane {}, which is neither closed nor sealable, or whose plane is busy", m.reason, m.block, m.plane));
+            }
+        }
+        if self.wants_probes() {
+            for block in probes {
+                self.probe(block, Probe::Idle);
             }
         }
         if !self.host_finished() {

@@ -62,15 +62,37 @@ impl Default for PhysicsConfig {
 pub struct AgingConfig {
     /// Mean P/E cycles every block has already seen.
     pub initial_pe: f64,
-    /// Blocks' P/E counts are spread uniformly over initial_pe +- this many cycles.
+    /// The spread of blocks' P/E counts around `initial_pe`: the half-width of a uniform
+    /// distribution, or the standard deviation of a normal one (`initial_pe_distribution`).
     pub initial_pe_spread: f64,
+    /// How blocks' P/E counts spread: `uniform` over initial_pe +- spread, or `normal`
+    /// with that mean and standard deviation, cut at +- 3 standard deviations and at 0.
+    pub initial_pe_distribution: PeDistribution,
     /// Hours since the preconditioned data was written, when the run starts.
     pub data_age_h: f64,
 }
 
 impl Default for AgingConfig {
     fn default() -> Self {
-        AgingConfig { initial_pe: 0.0, initial_pe_spread: 0.0, data_age_h: 0.0 }
+        AgingConfig { initial_pe: 0.0, initial_pe_spread: 0.0, initial_pe_distribution: PeDistribution::Uniform, data_age_h: 0.0 }
+    }
+}
+
+/// The distribution of blocks' initial P/E counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeDistribution {
+    Uniform,
+    Normal,
+}
+
+impl AgingConfig {
+    /// How far from `initial_pe` a block's count may be.
+    pub fn max_deviation(&self) -> f64 {
+        match self.initial_pe_distribution {
+            PeDistribution::Uniform => self.initial_pe_spread,
+            PeDistribution::Normal => 3.0 * self.initial_pe_spread,
+        }
     }
 }
 
@@ -128,8 +150,11 @@ impl AgingConfig {
             if self.initial_pe > MAX_PE {
                 return Err(bad("aging.initial_pe", self.initial_pe, &tabulated(&format!("at most {MAX_PE} cycles"))));
             }
-            if self.initial_pe + self.initial_pe_spread > MAX_PE {
-                let most = format!("at most {} cycles (initial_pe + initial_pe_spread at most {MAX_PE})", MAX_PE - self.initial_pe);
+            if self.initial_pe + self.max_deviation() > MAX_PE {
+                let most = match self.initial_pe_distribution {
+                    PeDistribution::Uniform => format!("at most {} cycles (initial_pe + initial_pe_spread at most {MAX_PE})", MAX_PE - self.initial_pe),
+                    PeDistribution::Normal => format!("at most {} cycles (initial_pe + 3 x initial_pe_spread at most {MAX_PE} with a normal distribution)", (MAX_PE - self.initial_pe) / 3.0),
+                };
                 return Err(bad("aging.initial_pe_spread", self.initial_pe_spread, &tabulated(&most)));
             }
             if self.data_age_h > MAX_HOURS {

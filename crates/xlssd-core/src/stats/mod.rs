@@ -56,6 +56,8 @@ pub struct Energy {
 /// Counters of the FTL and the flash array.
 #[derive(Debug, Clone, Default)]
 pub struct Counters {
+    /// Blocks' RBER measured for a scheme (`Observer::probed`).
+    pub probes: u64,
     pub host_pages_read: u64,
     pub host_pages_written: u64,
     pub flash_reads: u64,

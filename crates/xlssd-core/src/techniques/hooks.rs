@@ -330,6 +330,13 @@ pub enum Verdict {
 
 /// Read-retry control.
 pub trait ReadRetry {
+    /// After the first transfer, before any decoding: whether the read's data is decoded
+    /// at all. False returns it as read, errors and all, without decode time (seed 002's
+    /// approximate read of data its reader tolerates).
+    fn decode(&mut self, _a: &Attempt) -> bool {
+        true
+    }
+
     /// After a sense, before the data leaves the die: whether the die senses again at once
     /// (an in-die retry: no transfer, no decode of the failed data).
     fn retry_in_die(&mut self, _a: &Attempt) -> bool {
@@ -425,6 +432,10 @@ pub struct EraseCtx {
     pub pe: u32,
     /// `timing.erase_us`.
     pub base_ns: Time,
+    /// A program and a read of the block's first page (a plan may add work the die does
+    /// right after the erase, such as programming and reading a reference page).
+    pub program_ns: Time,
+    pub read_ns: Time,
 }
 
 /// Erase control.
@@ -485,6 +496,24 @@ pub trait Background {
 
     /// Relocations to start now, each in an idle plane.
     fn run(&mut self, _ctx: &BackgroundCtx, _moves: &mut Vec<Move>) {}
+
+    /// Blocks to probe now (see [`Observer::probed`]): their first page is read and its
+    /// RBER measured, as a read of a reference page when the device is idle.
+    fn probes(&mut self, _ctx: &BackgroundCtx, _blocks: &mut Vec<u32>) {}
+}
+
+/// When a block's RBER was probed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Before the first request: the first page's RBER as the device stands (that of a page
+    /// programmed now, if the block holds none).
+    Start,
+    /// Right after the block's erase: the RBER of a page programmed now (a reference page
+    /// written at erase and read back).
+    Erased,
+    /// Asked for by [`Background::probes`]: the first page's RBER now (skipped when the
+    /// block's first page holds nothing).
+    Idle,
 }
 
 /// How the cache layer (`[backing]`) handles a host request.
@@ -519,6 +548,13 @@ pub trait Observer {
     fn copy_dropped(&mut self, _lpn: u32, _ppn: Ppn) {}
     /// The device was preconditioned.
     fn preconditioned(&mut self, _blocks: &BlockManager) {}
+    /// Whether the scheme measures blocks' RBER by probes (only with a physics model): at
+    /// the start, after each erase, and when its background task asks.
+    fn wants_probes(&self) -> bool {
+        false
+    }
+    /// Block `block`'s probe measured `rber`.
+    fn probed(&mut self, _block: u32, _rber: f64, _when: Probe) {}
     /// Invariants of the scheme's own state.
     fn check(&self, _blocks: &BlockManager) -> Result<(), String> {
         Ok(())

@@ -108,6 +108,9 @@ impl ReadPath for Joined {
 }
 
 impl ReadRetry for Joined {
+    fn decode(&mut self, a: &Attempt) -> bool {
+        self.part(Hook::ReadRetry).decode(a)
+    }
     fn retry_in_die(&mut self, a: &Attempt) -> bool {
         self.part(Hook::ReadRetry).retry_in_die(a)
     }
@@ -147,6 +150,9 @@ impl Background for Joined {
     fn run(&mut self, ctx: &BackgroundCtx, moves: &mut Vec<Move>) {
         self.part(Hook::Background).run(ctx, moves)
     }
+    fn probes(&mut self, ctx: &BackgroundCtx, blocks: &mut Vec<u32>) {
+        self.part(Hook::Background).probes(ctx, blocks)
+    }
 }
 
 impl CacheTier for Joined {
@@ -184,6 +190,14 @@ impl Observer for Joined {
     fn preconditioned(&mut self, blocks: &BlockManager) {
         for p in &mut self.parts {
             p.preconditioned(blocks);
+        }
+    }
+    fn wants_probes(&self) -> bool {
+        self.parts.iter().any(|p| p.wants_probes())
+    }
+    fn probed(&mut self, block: u32, rber: f64, when: Probe) {
+        for p in &mut self.parts {
+            p.probed(block, rber, when);
         }
     }
     fn check(&self, blocks: &BlockManager) -> Result<(), String> {
@@ -260,7 +274,7 @@ impl RetryReference for Part {}
         assert!(j.may_suspend(0, 2, 4));
         assert!(!j.may_suspend(0, 3, 4), "the erase part decides where an erase may be suspended");
         // Hooks nobody claims are the baseline's.
-        assert_eq!(j.erase_plan(&EraseCtx { block: 0, pe: 0, base_ns: 1_000 }), ErasePlan::single(1_000));
+        assert_eq!(j.erase_plan(&EraseCtx { block: 0, pe: 0, base_ns: 1_000, program_ns: 0, read_ns: 0 }), ErasePlan::single(1_000));
         assert_eq!(j.erased_rber_factor(0), 1.0);
         assert_eq!(j.read_copy(3, 42), 42);
         j.validity(1, true);

@@ -258,7 +258,7 @@ mod tests {
         let mut s = scheme_of(EraseAlgorithm::Ispe, AeroConfig::default());
         let mut by_ms = std::collections::BTreeMap::new();
         for block in 0..4096 {
-            let p = s.erase_plan(&EraseCtx { block, pe: 2_500, base_ns: 0 });
+            let p = s.erase_plan(&EraseCtx { block, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 });
             *by_ms.entry(p.total_ns() / 500_000).or_insert(0u32) += 1;
         }
         let share = |ms: f64| by_ms.get(&((ms * 2.0) as u64)).copied().unwrap_or(0) as f64 / 4096.0;
@@ -266,9 +266,9 @@ mod tests {
         assert!((share(10.5) - 0.49).abs() < 0.03, "{by_ms:?}");
         assert!((share(14.0) - 0.15).abs() < 0.03, "{by_ms:?}");
         // The same block erases the same way every time at one wear, and no faster later.
-        let a = s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0 });
-        assert_eq!(a, s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0 }));
-        assert!(s.erase_plan(&EraseCtx { block: 9, pe: 4_500, base_ns: 0 }).total_ns() >= a.total_ns());
+        let a = s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 });
+        assert_eq!(a, s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 }));
+        assert!(s.erase_plan(&EraseCtx { block: 9, pe: 4_500, base_ns: 0, program_ns: 0, read_ns: 0 }).total_ns() >= a.total_ns());
     }
 
     #[test]
@@ -278,7 +278,7 @@ mod tests {
         let mut exact = scheme_of(EraseAlgorithm::AeroCons, AeroConfig::default());
         let mut extra = 0;
         for block in 0..4096 {
-            let ctx = EraseCtx { block, pe: 500, base_ns: 0 };
+            let ctx = EraseCtx { block, pe: 500, base_ns: 0, program_ns: 0, read_ns: 0 };
             let (p, q) = (s.erase_plan(&ctx), exact.erase_plan(&ctx));
             if p != q {
                 extra += 1;
@@ -290,7 +290,7 @@ mod tests {
         assert!((extra as f64 / 4096.0 - 0.1).abs() < 0.015, "{extra}");
         // ISPE has no prediction to miss.
         let mut ispe = scheme_of(EraseAlgorithm::Ispe, cfg);
-        ispe.erase_plan(&EraseCtx { block: 1, pe: 500, base_ns: 0 });
+        ispe.erase_plan(&EraseCtx { block: 1, pe: 500, base_ns: 0, program_ns: 0, read_ns: 0 });
         assert_eq!(ispe.report.mispredicted, 0);
     }
 
@@ -300,7 +300,7 @@ mod tests {
         let mut s = scheme_of(EraseAlgorithm::Aero, cfg);
         let mut cut = 0;
         for block in 0..512 {
-            s.erase_plan(&EraseCtx { block, pe: 2_500, base_ns: 0 });
+            s.erase_plan(&EraseCtx { block, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 });
             let u = block_quantile(7, block);
             let shorter = EraseAlgorithm::Aero.total_ms(2_500.0, u) < EraseAlgorithm::AeroCons.total_ms(2_500.0, u);
             assert_eq!(s.erased_rber_factor(block), if shorter { 1.5 } else { 1.0 });
@@ -309,7 +309,7 @@ mod tests {
         assert!(cut > 0 && cut == s.report.cut);
         // AERO_CONS never cuts into the margin.
         let mut c = scheme_of(EraseAlgorithm::AeroCons, AeroConfig::default());
-        c.erase_plan(&EraseCtx { block: 3, pe: 2_500, base_ns: 0 });
+        c.erase_plan(&EraseCtx { block: 3, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 });
         assert_eq!(c.erased_rber_factor(3), 1.0);
     }
 
