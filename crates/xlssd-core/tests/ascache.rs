@@ -216,3 +216,31 @@ fn every_erase_measures_its_block_and_pays_for_the_reference_page() {
     let free = run(&cfg, VecSource::open(reqs), true);
     assert_eq!(free.nand.erase.latency_ms.max, 3.0);
 }
+
+/// Reads disk pages 100-103 twice (a miss, then a hit) at `ap_ber`, carrying a payload of
+/// zeros there; returns the report and the bytes the host got back last.
+fn payload_run(scheme: &str, ap_ber: f32) -> (Report, Vec<u8>) {
+    use xlssd_core::engine::Payload;
+    let cfg = device(scheme, LEVEL_4);
+    let mut payload = Payload::new(100 * SPP, vec![0u8; 4 * 4096]);
+    let reqs = (0..2).map(|i| Request { tolerance: ap_ber, ..req(i * GAP_NS, 100, 4, R, SPP) }).collect();
+    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let r = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
+    (r, payload.returned)
+}
+
+#[test]
+fn a_payload_read_through_the_cache_carries_the_errors_of_raw_reads_only() {
+    let (r, back) = payload_run("ascache", 0.011);
+    assert_eq!((r.backing.reads.hits, r.backing.reads.misses_not_cached), (4, 4));
+    // Four pages from the disk (as written), then four raw from level-4 blocks: about
+    // 4.5e-3 x 32,768 = 147 flipped bits each.
+    assert_eq!((r.payload.pages_read, r.payload.pages_returned_with_errors), (8, 4));
+    let flipped: u32 = back.iter().map(|b| b.count_ones()).sum();
+    assert_eq!(flipped as u64, r.payload.bits_flipped);
+    assert!((4 * 100..4 * 200).contains(&flipped), "{flipped} bits");
+    // The traditional cache decodes every hit: the data comes back as written.
+    let (r, back) = payload_run("ssd-cache", 0.011);
+    assert_eq!((r.payload.pages_read, r.payload.pages_returned_with_errors), (8, 0));
+    assert!(back.iter().all(|&b| b == 0));
+}

@@ -124,6 +124,22 @@ impl CacheLayer {
 }
 
 impl Simulator<'_> {
+    /// The disk page a payload read or write of SSD page `lpn`, by request `owner`, is
+    /// about: `lpn` itself without a cache tier; with one, the page a part the cache layer
+    /// sent for the host carries (None for fills and write-backs, which the host does not
+    /// see).
+    pub(super) fn payload_page(&self, owner: u32, lpn: u32, write: bool) -> Option<u64> {
+        let Some(layer) = self.backing.as_deref() else { return Some(lpn as u64) };
+        if owner == crate::controller::txn::NO_OWNER {
+            return if write { layer.dir.page_in(lpn) } else { None };
+        }
+        let parent = self.reqs[owner as usize].parent;
+        if !origin::is_part(parent) || parent == origin::FILL || parent == origin::WRITE_BACK {
+            return None;
+        }
+        if write { layer.dir.page_in(lpn) } else { layer.reading.get(&owner).copied() }
+    }
+
     fn layer(&mut self) -> &mut CacheLayer {
         self.backing.as_mut().expect("the cache tier is on")
     }
@@ -200,6 +216,7 @@ impl Simulator<'_> {
             if let Some(slot) = layer.dir.read(page) {
                 if let Some(&(_, ready, _)) = layer.filling.get(&slot) {
                     layer.stats.waits_for_fill += 1;
+                    self.payload_read(page, 0.0);
                     self.page_done_at(id, ready);
                 } else {
                     layer.stats.hits += 1;
@@ -225,6 +242,7 @@ impl Simulator<'_> {
         let spp = self.sectors_per_page;
         let ready = self.disk_access(start * spp, (end - start) * spp, false);
         for page in start..end {
+            self.payload_read(page, 0.0);
             self.page_done_at(id, ready);
             if !bypass {
                 self.admit(page, ready, tolerance);
@@ -367,6 +385,7 @@ impl Simulator<'_> {
         }
         let spp = self.sectors_per_page;
         let ready = self.disk_access(page * spp, spp, false);
+        self.payload_read(page, 0.0);
         self.page_done_at(parent, ready);
         if let Some(slot) = slot.filter(|s| !self.layer().filling.contains_key(s)) {
             self.fill(slot, page, ready, tolerance);

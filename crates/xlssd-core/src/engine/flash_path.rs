@@ -667,17 +667,21 @@ impl Simulator<'_> {
         match t.kind {
             TxnKind::HostRead => {
                 self.counters.host_flash_reads += 1;
-                if self.rel.is_none() {
+                if self.rel.is_none() && self.payload.is_some() {
                     // No read path physics: every page comes back as written.
-                    self.payload_read(t.lpn, 0.0);
+                    if let Some(page) = self.payload_page(t.owner, t.lpn, false) {
+                        self.payload_read(page, 0.0);
+                    }
                 }
                 self.page_done(t.owner);
             }
             TxnKind::HostWrite => {
                 self.counters.host_flash_programs += self.unit_pages as u64;
                 self.program_finished(t.ppn);
-                if let Some(p) = self.payload.as_mut() {
-                    p.on_host_write(t.lpn as u64);
+                if self.payload.is_some() {
+                    if let Some(page) = self.payload_page(t.owner, t.lpn, true) {
+                        self.payload.as_mut().expect("checked").on_host_write(page);
+                    }
                 }
                 if t.owner == NO_OWNER {
                     self.flush_finished(t.lpn);

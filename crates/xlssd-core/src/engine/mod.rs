@@ -619,10 +619,18 @@ impl<'s> Simulator<'s> {
         let page_bytes = self.geo.page_size as usize;
         let pages = p.data.len().div_ceil(page_bytes) as u64;
         let first = p.first_lba / spp;
-        if first + pages > self.logical_pages {
+        // With a cache tier the payload lies on the disk.
+        let capacity = if self.backing.is_some() { self.logical_sectors / spp } else { self.logical_pages };
+        if self.backing.is_some() && p.final_read_after_h.is_some() {
+            return Err(Error::Config {
+                key: "payload.final_read_after_h".into(),
+                message: "a final read is not available with a cache tier ([backing]): the workload's own reads return the payload".into(),
+            });
+        }
+        if first + pages > capacity {
             return Err(bad(format!(
-                "value {}: {pages} pages of payload from there end beyond the logical capacity of {} pages",
-                p.first_lba, self.logical_pages
+                "value {}: {pages} pages of payload from there end beyond the logical capacity of {capacity} pages",
+                p.first_lba
             )));
         }
         if let Some(h) = p.final_read_after_h.filter(|h| !(h.is_finite() && *h >= 0.0)) {

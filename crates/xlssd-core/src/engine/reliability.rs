@@ -517,9 +517,13 @@ impl Simulator<'_> {
             }
         }
         if t.kind == TxnKind::HostRead && self.payload.is_some() {
-            // Corrected data comes back as written; anything else with its raw errors.
+            // Corrected data comes back as written; anything else with its raw errors. With a
+            // cache tier an uncorrectable page is served from the disk instead.
             let returned_rber = if matches!(outcome, Decoded::Raw | Decoded::Uncorrectable) { self.page_rber(t.ppn) } else { 0.0 };
-            self.payload_read(t.lpn, returned_rber);
+            let from_disk = self.backing.is_some() && outcome == Decoded::Uncorrectable;
+            if let Some(page) = self.payload_page(t.owner, t.lpn, false).filter(|_| !from_disk) {
+                self.payload_read(page, returned_rber);
+            }
         }
         let t = self.txns.remove(id);
         if t.kind == TxnKind::HostRead {
@@ -621,9 +625,9 @@ impl Simulator<'_> {
 
     /// The host read a logical page: a payload page in range comes back with errors drawn at
     /// `rber`.
-    pub(super) fn payload_read(&mut self, lpn: u32, rber: f64) {
+    pub(super) fn payload_read(&mut self, page: u64, rber: f64) {
         if let Some(p) = self.payload.as_mut() {
-            p.on_read(lpn as u64, rber);
+            p.on_read(page, rber);
         }
     }
 }
