@@ -244,3 +244,23 @@ fn a_payload_read_through_the_cache_carries_the_errors_of_raw_reads_only() {
     assert_eq!((r.payload.pages_read, r.payload.pages_returned_with_errors), (8, 0));
     assert!(back.iter().all(|&b| b == 0));
 }
+
+#[test]
+fn host_ap_ber_is_the_tolerance_of_requests_that_give_none() {
+    let mut cfg = device("ascache", LEVEL_4);
+    cfg.host.ap_ber = 0.011;
+    let r = go(&cfg, &[(R, 3, 0.0), (R, 3, 0.0), (R, 3, 1e-3)]);
+    // The second read tolerates the configured 0.011 (raw); the third gives its own 1e-3.
+    assert_eq!((n(&r, "raw_reads"), n(&r, "direct_decodes")), (1, 1));
+}
+
+#[test]
+fn a_warm_cache_starts_full_of_the_disks_first_pages() {
+    let mut cfg = device("ssd-cache", LEVEL_4);
+    cfg.backing.warm = true;
+    cfg.precondition.occupancy = 1.0;
+    // Pages 0-15 are cached from the start; 16 is not, and evicts page 0, the oldest.
+    let r = go(&cfg, &[(R, 5, 0.0), (R, 15, 0.0), (R, 16, 0.0), (R, 0, 0.0), (R, 1, 0.0)]);
+    let b = &r.backing;
+    assert_eq!((b.reads.hits, b.reads.misses_not_cached, b.evictions), (2, 3, 3));
+}

@@ -74,6 +74,18 @@ impl Directory {
         }
     }
 
+    /// A directory of `slots`, full when `warm`: slot `i` holding page `i` (of the `pages`
+    /// the disk has), clean, slot 0 the least recently used.
+    pub fn new_warm(slots: u32, warm: bool, pages: u64) -> Directory {
+        let mut d = Directory::new(slots);
+        if warm {
+            for page in 0..(slots as u64).min(pages) {
+                d.admit(page);
+            }
+        }
+        d
+    }
+
     pub fn slots(&self) -> u32 {
         self.page.len() as u32
     }

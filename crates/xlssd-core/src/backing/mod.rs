@@ -26,12 +26,16 @@ pub struct BackingConfig {
     /// evicted), `write-through` (both), `write-around` (the disk only, dropping a cached
     /// copy).
     pub write_policy: WritePolicy,
+    /// Start with a full cache: slot `i` holds disk page `i`, clean (least recently used
+    /// first), the SSD holding whatever preconditioning wrote there. Without it the cache
+    /// starts empty.
+    pub warm: bool,
     pub disk: HddConfig,
 }
 
 impl Default for BackingConfig {
     fn default() -> Self {
-        BackingConfig { enabled: false, cache_bytes: 0, write_policy: WritePolicy::WriteBack, disk: HddConfig::default() }
+        BackingConfig { enabled: false, cache_bytes: 0, write_policy: WritePolicy::WriteBack, warm: false, disk: HddConfig::default() }
     }
 }
 

@@ -102,7 +102,7 @@ pub(super) struct CacheLayer {
 impl CacheLayer {
     pub fn new(cfg: &BackingConfig, logical_pages: u64, page_bytes: u64) -> Option<CacheLayer> {
         cfg.enabled.then(|| CacheLayer {
-            dir: Directory::new(cfg.slots(logical_pages, page_bytes)),
+            dir: Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes),
             disk: Hdd::new(&cfg.disk),
             policy: cfg.write_policy,
             filling: FxHashMap::default(),

@@ -122,8 +122,11 @@ impl Simulator<'_> {
         self.hooks.has(Hook::Placement) && self.scheme.wants_preview()
     }
 
-    fn submit(&mut self, r: Request) {
+    fn submit(&mut self, mut r: Request) {
         let now = self.now();
+        if r.tolerance == 0.0 {
+            r.tolerance = self.default_tolerance;
+        }
         let lba = match self.first_sector(&r, self.source.name(), self.submitted) {
             Ok(lba) => lba,
             Err(e) => {

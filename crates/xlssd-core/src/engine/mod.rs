@@ -288,6 +288,8 @@ pub struct Simulator<'s> {
     payload: Option<payload::PayloadStore>,
     /// The cache layer in front of a disk (`[backing]`).
     backing: Option<Box<cache_path::CacheLayer>>,
+    /// `host.ap_ber`: the tolerance of requests that give none.
+    default_tolerance: f32,
     /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
     scheme: Joined,
     hooks: HookSet,
@@ -474,6 +476,7 @@ impl<'s> Simulator<'s> {
                 geo.page_size as u64 * cap.unit_pages as u64,
             )
             .map(Box::new),
+            default_tolerance: cfg.host.ap_ber as f32,
             observed: scheme.observed(),
             scheme,
             hooks,

@@ -47,6 +47,9 @@ pub struct HostConfig {
     pub time_scale: f64,
     pub address_mode: AddressMode,
     pub unmapped_reads: UnmappedReads,
+    /// The bit error rate every request tolerates unless its trace line gives its own
+    /// (`ap_ber=X`; seed 002's AP_BER); 0: none, data must come back corrected.
+    pub ap_ber: f64,
 }
 
 impl Default for HostConfig {
@@ -58,6 +61,7 @@ impl Default for HostConfig {
             time_scale: 1.0,
             address_mode: AddressMode::Error,
             unmapped_reads: UnmappedReads::Materialize,
+            ap_ber: 0.0,
         }
     }
 }
@@ -143,6 +147,9 @@ impl HostConfig {
             return Err(bad("host.interface_gbps", self.interface_gbps, "a number >= 0 (0 = ideal)"));
         }
         positive_u32("host.queue_depth", self.queue_depth)?;
+        if !(self.ap_ber.is_finite() && (0.0..=0.5).contains(&self.ap_ber)) {
+            return Err(bad("host.ap_ber", self.ap_ber, "a bit error rate in [0, 0.5]"));
+        }
         positive_f64("host.time_scale", self.time_scale)
     }
 }

@@ -305,8 +305,11 @@ fn build(ctx: &super::BuildCtx, approximate: bool) -> Result<Box<dyn Technique>>
     if c.physics.model == crate::physics::ModelKind::None {
         return Err(needs("physics.model", "measures blocks' RBER: choose a physics model (physics.model)"));
     }
-    if c.ecc.scheme != crate::config::EccScheme::Ldpc || c.ecc.ldpc.soft_levels != SOFT_LEVELS {
-        return Err(needs("ecc.scheme", &format!("groups blocks by the stages of the LDPC flow: set ecc.scheme = \"ldpc\" with ecc.ldpc.soft_levels = {SOFT_LEVELS}")));
+    if c.ecc.scheme != crate::config::EccScheme::Ldpc {
+        return Err(needs("ecc.scheme", "groups blocks by the stages of the LDPC flow: set ecc.scheme = \"ldpc\""));
+    }
+    if c.ecc.ldpc.soft_levels != SOFT_LEVELS {
+        return Err(needs("ecc.ldpc.soft_levels", &format!("has eight reliability levels, for an LDPC flow of {SOFT_LEVELS} soft levels (seed 002 Fig. 2a): set it to {SOFT_LEVELS}")));
     }
     let blocks = ctx.geo.blocks;
     let report = AscacheReport {

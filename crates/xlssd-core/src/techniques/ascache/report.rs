@@ -22,8 +22,9 @@ pub struct AscacheReport {
     pub blocks_by_level_at_start: Vec<u64>,
     /// Host page writes by the level of the block they were placed in, level 1 first.
     pub host_writes_by_level: Vec<u64>,
-    /// `ascache`: approximate writes placed below the level their AP_BER asks for (no room
-    /// at or above it): their pages are mismatched, and always decoded.
+    /// `ascache`: approximate writes placed in a block whose RBER_U is not below their
+    /// AP_BER (no room in a level that tolerates it): their pages are mismatched, and always
+    /// decoded.
     pub mismatched_writes: u64,
     /// `ascache`: AP_READs returned raw (not mismatched, block's RBER_U below AP_BER), and
     /// decoded straight to the stage their block's level predicts.
