@@ -1,0 +1,69 @@
+"""`xlssd reproduce ascache`: the block-state arithmetic, the workload's parameters and the
+quick run."""
+
+import math
+from statistics import NormalDist
+
+import pytest
+from experiments_helpers import comparison_rows, parquet_rows, quick_reproduction
+
+from xlssd.reproduce import ascache, ascache_workloads
+
+
+def test_levels_are_equal_intervals_of_pe_cycles_under_the_exponential_model():
+    # 1e-6 x 1000^(pe / 3000): the hard limit 1e-3 at 3,000 cycles, the last soft level's
+    # 1.3e-2 at 3000 x log10(13,000) / 3 = 4,113.9 cycles; six levels between.
+    assert ascache.pe_of_rber(1e-3) == pytest.approx(3000.0)
+    assert ascache.pe_of_rber(1.3e-2) == pytest.approx(3000.0 * math.log10(13_000) / 3)
+    assert ascache.LEVEL_PE == pytest.approx((3000.0 * math.log10(13_000) / 3 - 3000.0) / 6)
+    # Level 8 ends at 3,000 cycles: its centre is half a level below, level 1's (past the
+    # last soft level) half a level above 4,113.9.
+    assert ascache.pe_mean(7.5) == pytest.approx(3000.0)
+    assert ascache.pe_mean(1.5) == pytest.approx(ascache.pe_of_rber(1.3e-2))
+    assert ascache.state() == {"aging.initial_pe": pytest.approx(3557.0, abs=0.1),
+                               "aging.initial_pe_spread": pytest.approx(185.7, abs=0.1)}
+
+
+def test_the_failure_rate_is_the_share_of_blocks_past_the_last_soft_level():
+    for f in ascache.FAILURE_RATES:
+        m = ascache.mean_level_for(f, 1.0)
+        # Blocks past the last soft level: continuous level below 1.5.
+        assert NormalDist(m, 1.0).cdf(1.5) == pytest.approx(f)
+        pe = ascache.fig6_where(f)["aging.initial_pe"]
+        assert NormalDist(pe, ascache.LEVEL_PE).cdf(ascache.pe_of_rber(1.3e-2)) == pytest.approx(1 - f, abs=1e-3)
+
+
+def test_the_workload_is_stated_and_keeps_a_disk_of_3_ms_reads_out_of_saturation():
+    assert (ascache_workloads.VIDEOS, ascache_workloads.CLIENTS, ascache_workloads.FPS) == (32, 16, 30.0)
+    assert ascache.AP_BERS[-1] > 0.011 and 0.011 in ascache.AP_BERS
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    return quick_reproduction(tmp_path_factory, "ascache")
+
+
+def test_quick_run_measures_both_schemes_at_every_point(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    c = comparison_rows(out)
+    assert "mean read latency, ASCache vs traditional, AP_BER 0.011" in c
+    assert "read-error misses, ASCache vs traditional, failure rate 0.3" in c
+    assert all(v["kind"] == "simulated" for v in c.values())
+    # Fig. 7: the case study's frames come back whole from the traditional cache.
+    assert c["lowest frame SSIM, traditional"]["ours"] == pytest.approx(1.0)
+    for pref in ascache.PREFERENCES:
+        assert 0.0 < c[f"lowest frame SSIM, ASCache, writes to the {pref} level"]["ours"] < 1.0
+    rows = parquet_rows(out)
+    assert {r["scheme"] for r in rows} == set(ascache.SCHEMES)
+    assert len(rows) == 2 * len(ascache.POINTS)
+    for r in rows:
+        assert r["status"] == "ok"
+        assert r["backing.enabled"] and r["backing.reads.pages"] > 0
+        # Only ASCache returns raw data; at AP_BER 0.011 and above most blocks are tolerated.
+        if r["scheme"] == "ssd-cache":
+            assert r["ascache.raw_reads"] == 0
+        elif r["config.host.ap_ber"] >= 0.011:
+            assert r["ascache.raw_reads"] > 0, r
+        assert r["ascache.probes_start"] == 1024
+    assert {f.name for f in (out / "figures").glob("*.png")} >= {"read-latency-vs-ap-ber.png", "read-error-misses-vs-pe.png", "frame-ssim.png"}
