@@ -26,6 +26,9 @@ pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 2;
 pub const PRECONDITION_SLOT_BYTES: u64 = 4;
 /// The placement handle of each logical page's data, while handles are offered.
 pub const HANDLE_BYTES_PER_UNIT: u64 = 1;
+/// The cache directory of `[backing]`, per slot: its map entry (key, value and the hash
+/// table's slack), page, recency links, dirty flag and free-list entry.
+pub const CACHE_SLOT_BYTES: u64 = 24 + 8 + 8 + 1 + 4;
 /// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
 pub const PRECONDITION_PLANES: u64 = 16;
 
@@ -81,6 +84,11 @@ pub fn estimate(cfg: &Config) -> Estimate {
     if cfg.ftl.placement_handles > 0 {
         parts.push(Part { name: "placement handle per logical page", bytes: c.logical_pages * HANDLE_BYTES_PER_UNIT });
     }
+    if cfg.backing.enabled {
+        let page_bytes = cfg.geometry.page_size as u64 * c.unit_pages as u64;
+        let slots = cfg.backing.slots(c.logical_pages, page_bytes) as u64;
+        parts.push(Part { name: "cache directory", bytes: slots * CACHE_SLOT_BYTES });
+    }
     if cfg.precondition.occupancy > 0.0 {
         let units_per_plane = units / planes.max(1);
         let bytes = PRECONDITION_PLANES.min(planes) * units_per_plane * PRECONDITION_SLOT_BYTES;
@@ -114,6 +122,7 @@ mod tests {
         let bits = |n: u64| format!("{n}/8");
         let approx = crate::techniques::approxftl::TABLE;
         let approx_parts = (approx.memory)(64, 64, 1);
+        let ascache_parts = (crate::techniques::ascache::TABLE.memory)(64, 64, 1);
         let ours = [
             ("logical-to-physical map", L2P_BYTES_PER_UNIT.to_string()),
             ("physical-to-logical map", P2L_BYTES_PER_UNIT.to_string()),
@@ -129,6 +138,9 @@ mod tests {
             ("redFTL page read statistics", crate::techniques::redftl::PAGE_READ_STAT_BYTES.to_string()),
             ("data-separation state per logical page", crate::techniques::separation::LOGICAL_PAGE_BYTES.to_string()),
             ("placement handle per logical page", HANDLE_BYTES_PER_UNIT.to_string()),
+            ("ASCache AP_BER per logical page", (ascache_parts[1].bytes / 64).to_string()),
+            ("ASCache block state", ascache_parts[0].bytes.to_string()),
+            ("cache directory", CACHE_SLOT_BYTES.to_string()),
             ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
         ];
         let doc = documented();
@@ -151,6 +163,10 @@ mod tests {
         names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
         cfg.scheme.name = "ora".into();
         cfg.ftl.placement_handles = 4;
+        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
+        cfg.scheme.name = "ascache".into();
+        cfg.ftl.placement_handles = 0;
+        cfg.backing.enabled = true;
         names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
         names.sort_unstable();
         names.dedup();

@@ -45,8 +45,8 @@ fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
 fn memory(logical_pages: u64, _pages: u64, blocks: u64) -> Vec<crate::limits::estimate::Part> {
     use crate::limits::estimate::Part;
     vec![
-        Part { name: "ASCache RBER_U and level groups (13 bytes per block)", bytes: blocks * 13 },
-        Part { name: "ASCache AP_WRITE levels (1 byte per logical page)", bytes: logical_pages },
+        Part { name: "ASCache block state", bytes: blocks * 13 },
+        Part { name: "ASCache AP_BER per logical page", bytes: logical_pages },
     ]
 }
 
