@@ -60,7 +60,7 @@ fn trace_time_scale(cfg: &Config) -> Option<f64> {
 /// capacity, or the disk's with an SSD cache in front of it (`[backing]`).
 pub fn logical_sectors(cfg: &Config) -> u64 {
     if cfg.backing.enabled {
-        return cfg.backing.disk.capacity_bytes / host::SECTOR_BYTES;
+        return cfg.backing.disk.capacity_sectors();
     }
     cfg.capacity().logical_pages * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
 }

@@ -21,9 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ranges::bad;
 use crate::error::Result;
+use crate::host::SECTOR_BYTES;
 use crate::sim::Time;
-
-const SECTOR_BYTES: u64 = 512;
 
 /// `[backing]`: the disk. Defaults: a 15,000 rpm enterprise disk of the Seagate Cheetah
 /// 15K.5 class (its data sheet: 2.0 ms average rotational latency, 3.5 ms average read
@@ -59,6 +58,11 @@ impl Default for HddConfig {
 }
 
 impl HddConfig {
+    /// Addressable 512-byte sectors.
+    pub fn capacity_sectors(&self) -> u64 {
+        self.capacity_bytes / SECTOR_BYTES
+    }
+
     pub fn validate(&self, prefix: &str) -> Result<()> {
         let k = |name: &str| format!("{prefix}.{name}");
         if self.capacity_bytes < SECTOR_BYTES {
@@ -114,7 +118,7 @@ impl Hdd {
         let track_bytes = bytes_per_ns * rev_ns;
         let sectors_per_track = ((track_bytes / SECTOR_BYTES as f64).floor() as u64).max(1);
         Hdd {
-            capacity_sectors: cfg.capacity_bytes / SECTOR_BYTES,
+            capacity_sectors: cfg.capacity_sectors(),
             rev_ns,
             sectors_per_track,
             t2t_ns: cfg.track_to_track_ms * 1e6,

@@ -101,14 +101,18 @@ pub(super) struct CacheLayer {
 
 impl CacheLayer {
     pub fn new(cfg: &BackingConfig, logical_pages: u64, page_bytes: u64) -> Option<CacheLayer> {
-        cfg.enabled.then(|| CacheLayer {
-            dir: Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes),
+        cfg.enabled.then(|| CacheLayer::with(cfg, Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes)))
+    }
+
+    fn with(cfg: &BackingConfig, dir: Directory) -> CacheLayer {
+        CacheLayer {
+            dir,
             disk: Hdd::new(&cfg.disk),
             policy: cfg.write_policy,
             filling: FxHashMap::default(),
             reading: FxHashMap::default(),
             stats: CacheStats::default(),
-        })
+        }
     }
 
     /// Invariants of the directory, and that every fill under way is for its slot's page.
@@ -396,14 +400,8 @@ impl Simulator<'_> {
 impl Simulator<'_> {
     pub(super) fn backing_report(&self, simulated_ns: u64) -> crate::report::BackingReport {
         use crate::report::*;
-        let empty = CacheLayer {
-            dir: Directory::new(0),
-            disk: Hdd::new(&self.cfg.backing.disk),
-            policy: self.cfg.backing.write_policy,
-            filling: FxHashMap::default(),
-            reading: FxHashMap::default(),
-            stats: CacheStats::default(),
-        };
+        // Without a cache tier: the idle values, every count 0.
+        let empty = CacheLayer::with(&self.cfg.backing, Directory::new(0));
         let l = self.backing.as_deref().unwrap_or(&empty);
         let s = &l.stats;
         let accesses = (s.disk_reads + s.disk_writes).max(1) as f64;

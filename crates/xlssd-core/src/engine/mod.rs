@@ -413,7 +413,7 @@ impl<'s> Simulator<'s> {
             logical_pages,
             // With a cache tier, host requests address the disk.
             logical_sectors: if cfg.backing.enabled {
-                cfg.backing.disk.capacity_bytes / crate::host::SECTOR_BYTES
+                cfg.backing.disk.capacity_sectors()
             } else {
                 logical_pages * geo.sectors_per_page() * cap.unit_pages as u64
             },

@@ -201,9 +201,16 @@ impl Simulator<'_> {
             mode: rel.state.mode(ppn),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
-        let mut rber = rel.model.rber(&page);
+        self.history_rber(block as u32, &page)
+    }
+
+    /// The RBER of a page of `block` with history `page`: the model's, the erase scheme's
+    /// factor, and read disturbance.
+    fn history_rber(&self, block: u32, page: &PageHistory) -> f64 {
+        let Some(rel) = self.rel.as_ref() else { return 0.0 };
+        let mut rber = rel.model.rber(page);
         if self.hooks.has(Hook::Erase) {
-            rber *= self.scheme.erased_rber_factor(block as u32);
+            rber *= self.scheme.erased_rber_factor(block);
         }
         if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
             rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
@@ -551,11 +558,7 @@ impl Simulator<'_> {
             return None;
         }
         let page = PageHistory { pe: rel.state.wear[block as usize] as f64, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(self.cfg.physics.algorithm) };
-        let mut rber = rel.model.rber(&page);
-        if self.hooks.has(Hook::Erase) {
-            rber *= self.scheme.erased_rber_factor(block);
-        }
-        Some(rber.min(MAX_RBER))
+        Some(self.history_rber(block, &page))
     }
 
     /// Probes `block` and tells the scheme.
