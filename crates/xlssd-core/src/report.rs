@@ -81,6 +81,21 @@ pub struct ReliabilityReport {
     pub probes: u64,
     /// Mean time per host page read, in us, by where it went.
     pub read_breakdown_us: ReadBreakdown,
+    /// The BCH codes pages were encoded with.
+    pub bch: BchReport,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct BchReport {
+    /// Pages encoded.
+    pub programs: u64,
+    /// Mean t they were encoded with.
+    pub mean_t: f64,
+    /// Those whose wear and target UBER needed more than `ecc.bch.t_max`: encoded with
+    /// `t_max`, they miss their target.
+    pub programs_over_t_max: u64,
+    /// Decodes by the t of the page decoded, as [t, decodes] pairs in ascending t.
+    pub decodes_by_t: Vec<(u32, u64)>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -433,6 +448,10 @@ pub struct EnergyReport {
     pub erase_j: f64,
     pub transfer_j: f64,
     pub dram_j: f64,
+    /// BCH encoding and decoding.
+    pub ecc_j: f64,
+    /// Total energy per flash page read or programmed, in uJ (0 without any).
+    pub per_flash_op_uj: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -162,7 +162,7 @@ fn ecc_required_t(
         }
         let max_t = code.max_t().unwrap_or(0);
         let found = code.required_t(rber, uber).filter(|&t| t <= max_t);
-        Ok(found.map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t))))
+        Ok(found.map(|t| (t, code.field_m(t), code.parity_bits(t), code.decode_ns(t, 0))))
     })
 }
 

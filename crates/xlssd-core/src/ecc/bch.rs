@@ -1,6 +1,23 @@
 //! BCH codes as a model: the uncorrectable bit error rate for a raw bit error rate and a
 //! correction capability t (seed 001, Eq. 2), the smallest t that meets a target UBER, the
-//! parity it costs, and encode and decode latency.
+//! parity it costs, and the encoder's and decoder's latency and power.
+//!
+//! The hardware is seed 001's (Sec. 3, after Fabiano et al. 2013): one codeword per 4 KiB
+//! page over GF(2^16), a 100 MHz clock, 8 bits a clock into the encoder and the syndrome
+//! stage, a Chien search of 8 evaluations a clock, both pipelined with the flash transfer,
+//! and t at most 93. A decode is timed in the worst case the paper characterises (t errors
+//! in the last bits, so the Chien search runs over the whole codeword):
+//!
+//! - syndromes: ceil(n / parallelism) clocks, as the data streams in; pipelined, only what
+//!   outlasts the transfer adds latency;
+//! - key equation (Berlekamp-Massey for a binary code): t iterations, each computing a
+//!   discrepancy over the locator's up to t + 1 coefficients on `solver_multipliers` GF
+//!   multipliers, t * ceil((t + 1) / multipliers) clocks (the paper does not give its
+//!   solver's schedule: one multiplier is assumed);
+//! - Chien search: ceil(n / chien_parallelism) clocks;
+//!
+//! with n = k + m t codeword bits. Encoding streams the codeword through the encoder
+//! (ceil(n / parallelism) clocks) alongside the transfer: nearly constant in t (Fig. 6).
 //!
 //! Eq. 2 is UBER = (1/n) sum_{i=t+1}^{n} C(n, i) RBER^i (1 - RBER)^(n - i). Its terms span
 //! hundreds of orders of magnitude for t up to 500 and RBER up to 0.1, so they are summed in
@@ -21,14 +38,46 @@ pub struct BchConfig {
     pub m: u32,
     /// Decoder clock in MHz (seed 001 Sec. 3: 100 MHz).
     pub clock_mhz: f64,
-    /// Bits processed per clock by the syndrome, encoder and Chien-search stages (seed
-    /// 001 Sec. 3: 8-bit data parallelism, 8 Chien evaluations per cycle).
+    /// Bits the encoder and the syndrome stage take per clock (seed 001 Sec. 3: 8-bit
+    /// parallelism, to match the flash's I/O).
     pub parallelism: u32,
+    /// Codeword positions the Chien search evaluates per clock (seed 001 Sec. 3: 8).
+    pub chien_parallelism: u32,
+    /// GF multipliers of the key-equation solver (not given by seed 001: one assumed).
+    pub solver_multipliers: u32,
+    /// The encoder and the syndrome stage work on the data as it crosses the channel (seed
+    /// 001 Sec. 3), so only the rest of the decode follows the transfer.
+    pub pipelined: bool,
+    /// The largest t the hardware implements (seed 001 Sec. 3: 93 per 4 KiB codeword). A
+    /// page whose wear and target UBER need more is encoded with this t and misses its
+    /// target (counted as `reliability.bch.programs_over_t_max`).
+    pub t_max: u32,
+    /// Decoder power at `t_max`, mW (assumed: seed 001 prints no value; Fig. 7's curve is
+    /// relative).
+    pub decode_mw: f64,
+    /// Share of the decoder's power saved at t = 1 against `t_max`, linear in t between
+    /// (seed 001 Fig. 7: "up to ~55%").
+    pub decode_power_saving: f64,
+    /// Encoder power, mW (assumed: the decoder's scaled by the two blocks' areas in seed
+    /// 001 Table III, 179,587 against 543,626 um^2).
+    pub encode_mw: f64,
 }
 
 impl Default for BchConfig {
     fn default() -> Self {
-        BchConfig { k_bytes: 4096, m: 0, clock_mhz: 100.0, parallelism: 8 }
+        BchConfig {
+            k_bytes: 4096,
+            m: 0,
+            clock_mhz: 100.0,
+            parallelism: 8,
+            chien_parallelism: 8,
+            solver_multipliers: 1,
+            pipelined: true,
+            t_max: 93,
+            decode_mw: 20.0,
+            decode_power_saving: 0.55,
+            encode_mw: 20.0 * 179_586.97 / 543_625.58,
+        }
     }
 }
 
@@ -142,23 +191,74 @@ impl BchConfig {
         1e3 / self.clock_mhz
     }
 
-    /// Encoding time: the codeword streams through the encoder, whatever t is.
-    pub fn encode_ns(&self, t: u32) -> u64 {
-        let bits = self.data_bits() + self.parity_bits(t);
-        (bits.div_ceil(self.parallelism as u64) as f64 * self.cycle_ns()).ceil() as u64
+    fn ns_of(&self, cycles: u64) -> u64 {
+        (cycles as f64 * self.cycle_ns()).ceil() as u64
     }
 
-    /// Worst-case decoding time: syndrome computation and Chien search stream the codeword
-    /// (one pass each), and the Berlekamp-Massey solver takes about 2 t^2 cycles, so latency
-    /// grows with t and dominates for strong codes.
-    pub fn decode_ns(&self, t: u32) -> u64 {
+    /// Bits of a t-correcting codeword: data and parity.
+    pub fn codeword_bits(&self, t: u32) -> u64 {
+        self.data_bits() + self.parity_bits(t)
+    }
+
+    /// Clocks of the encoder (and of the syndrome stage): the codeword streams through it.
+    pub fn stream_cycles(&self, t: u32) -> u64 {
+        self.codeword_bits(t).div_ceil(self.parallelism as u64)
+    }
+
+    /// Clocks of the key-equation solver: t iterations over up to t + 1 coefficients.
+    pub fn solver_cycles(&self, t: u32) -> u64 {
+        t as u64 * (t as u64 + 1).div_ceil(self.solver_multipliers as u64)
+    }
+
+    /// Clocks of a Chien search over the whole codeword (the worst case: errors at its end).
+    pub fn chien_cycles(&self, t: u32) -> u64 {
+        self.codeword_bits(t).div_ceil(self.chien_parallelism as u64)
+    }
+
+    /// Encoding time: the codeword streams through the encoder, whatever t is. Pipelined,
+    /// it runs alongside the transfer to the flash.
+    pub fn encode_ns(&self, t: u32) -> u64 {
+        self.ns_of(self.stream_cycles(t))
+    }
+
+    /// Worst-case decoding time after the last byte of a transfer of `xfer_ns` has arrived:
+    /// what of the syndrome stage outlasts the transfer (all of it when not pipelined), the
+    /// solver, and the Chien search. A code of t = 0 is not decoded.
+    pub fn decode_ns(&self, t: u32, xfer_ns: u64) -> u64 {
         if t == 0 {
             return 0;
         }
-        let bits = self.data_bits() + self.parity_bits(t);
-        let streaming = 2 * bits.div_ceil(self.parallelism as u64);
-        let solver = 2 * t as u64 * t as u64;
-        ((streaming + solver) as f64 * self.cycle_ns()).ceil() as u64
+        let syndromes = self.ns_of(self.stream_cycles(t));
+        let after = if self.pipelined { syndromes.saturating_sub(xfer_ns) } else { syndromes };
+        after + self.ns_of(self.solver_cycles(t) + self.chien_cycles(t))
+    }
+
+    /// Time the decoder's stages are active on one worst-case decode.
+    pub fn decode_active_ns(&self, t: u32) -> u64 {
+        if t == 0 {
+            return 0;
+        }
+        self.ns_of(self.stream_cycles(t) + self.solver_cycles(t) + self.chien_cycles(t))
+    }
+
+    /// Decoder power at correction capability t, mW: `decode_mw` at `t_max`, falling
+    /// linearly to (1 - `decode_power_saving`) of it at t = 1.
+    pub fn decode_power_mw(&self, t: u32) -> f64 {
+        if self.t_max <= 1 {
+            return self.decode_mw;
+        }
+        let below = self.t_max.saturating_sub(t.max(1)) as f64 / (self.t_max - 1) as f64;
+        self.decode_mw * (1.0 - self.decode_power_saving * below)
+    }
+
+    /// Energy of one worst-case decode, J.
+    pub fn decode_j(&self, t: u32) -> f64 {
+        self.decode_power_mw(t) * 1e-3 * self.decode_active_ns(t) as f64 * 1e-9
+    }
+
+    /// Energy of one encode, J.
+    pub fn encode_j(&self, t: u32) -> f64 {
+        self.encode_mw * 1e-3 * self.encode_ns(t) as f64 * 1e-9
     }
 }
 
@@ -239,7 +339,39 @@ mod tests {
         // 32,768 data bits need GF(2^16): 2^15 - 1 < 32,768.
         assert_eq!(b.field_m(93), 16);
         assert_eq!(b.parity_bits(93), 1488); // 186 bytes, seed 001 Sec. 3
-        assert!(b.decode_ns(93) > b.decode_ns(4));
         assert!(b.encode_ns(93) - b.encode_ns(4) < b.encode_ns(4) / 10, "encoding is nearly constant in t");
+    }
+
+    #[test]
+    fn decode_time_is_the_worked_cycle_count() {
+        let b = BchConfig::default();
+        // t = 10: n = 32,768 + 160 = 32,928 bits. Syndromes 4,116 clocks, solver 10 * 11 =
+        // 110, Chien 4,116: 8,342 clocks of 10 ns.
+        assert_eq!(b.decode_ns(10, 0), 83_420);
+        assert_eq!(b.decode_active_ns(10), 83_420);
+        // Pipelined behind a 102.4 us transfer the syndromes (41.16 us) are hidden.
+        assert_eq!(b.decode_ns(10, 102_400), 42_260);
+        // Behind a 20 us transfer 21.16 us of them are left.
+        assert_eq!(b.decode_ns(10, 20_000), 21_160 + 42_260);
+        // t = 93: n = 34,256; syndromes and Chien 4,282 clocks each, solver 93 * 94 = 8,742.
+        assert_eq!(b.decode_ns(93, 102_400), 130_240);
+        // t = 33: n = 33,296: 4,162 each, solver 33 * 34 = 1,122.
+        assert_eq!(b.decode_ns(33, 102_400), 52_840);
+        assert_eq!(b.decode_ns(0, 0), 0);
+        let two = BchConfig { solver_multipliers: 2, ..b.clone() };
+        assert_eq!(two.solver_cycles(93), 93 * 47);
+        let serial = BchConfig { pipelined: false, ..b };
+        assert_eq!(serial.decode_ns(10, 102_400), 83_420);
+    }
+
+    #[test]
+    fn decoder_power_falls_linearly_to_the_saving_at_t_1() {
+        let b = BchConfig::default();
+        assert_eq!(b.decode_power_mw(93), 20.0);
+        assert!((b.decode_power_mw(1) - 9.0).abs() < 1e-12);
+        assert!((b.decode_power_mw(47) - 14.5).abs() < 1e-12);
+        // Energy at t = 93: 20 mW for 4,282 + 8,742 + 4,282 clocks.
+        assert!((b.decode_j(93) - 20e-3 * 173_060e-9).abs() < 1e-15);
+        assert!(b.encode_j(4) > 0.0 && (b.encode_j(93) / b.encode_j(4)) < 1.05);
     }
 }

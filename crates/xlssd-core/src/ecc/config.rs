@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ranges::{bad, duration_ns, fraction, positive_f64, positive_u32, Zero, MAX_DURATION_NS, MAX_DURATION_US};
+use crate::config::ranges::{bad, duration_ns, fraction, non_negative, positive_f64, positive_u32, Zero, MAX_DURATION_NS, MAX_DURATION_US};
 use crate::ecc::bch::MAX_T;
 
 /// Most soft-decision levels an LDPC decode may try.
@@ -92,6 +92,12 @@ impl EccConfig {
             }
             _ => crate::ecc::bch::MAX_T,
         };
+        if !(1..=MAX_T).contains(&b.t_max) {
+            return Err(bad("ecc.bch.t_max", b.t_max, &format!("1 to {MAX_T}")));
+        }
+        if self.scheme == EccScheme::Bch && self.bch_t > b.t_max {
+            return Err(bad("ecc.bch_t", self.bch_t, &format!("0 (adaptive) or at most ecc.bch.t_max ({}), the largest t the decoder implements", b.t_max)));
+        }
         if self.bch_t > max_t {
             return Err(bad(
                 "ecc.bch_t",
@@ -101,7 +107,12 @@ impl EccConfig {
         }
         positive_f64("ecc.bch.clock_mhz", b.clock_mhz)?;
         positive_u32("ecc.bch.parallelism", b.parallelism)?;
-        let slowest = b.decode_ns(MAX_T) as f64;
+        positive_u32("ecc.bch.chien_parallelism", b.chien_parallelism)?;
+        positive_u32("ecc.bch.solver_multipliers", b.solver_multipliers)?;
+        non_negative("ecc.bch.decode_mw", b.decode_mw)?;
+        non_negative("ecc.bch.encode_mw", b.encode_mw)?;
+        fraction("ecc.bch.decode_power_saving", b.decode_power_saving, false, false)?;
+        let slowest = b.decode_ns(MAX_T, 0) as f64;
         if !(slowest < MAX_DURATION_NS) {
             return Err(bad("ecc.bch.clock_mhz", b.clock_mhz, "a clock at which the slowest decode (t = 4096) takes less than a year"));
         }

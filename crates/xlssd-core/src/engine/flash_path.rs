@@ -478,7 +478,8 @@ impl Simulator<'_> {
             OpClass::Erase => (e.erase_ma, 0),
         };
         let mut total = 0;
-        // Program energy scales with time and with how high the pulses go.
+        // Program energy scales with time, with how high the pulses go and with the
+        // algorithm's verifies.
         let mut pulse_height_ns = 0.0;
         let mut slowest: Option<ActiveArray> = None;
         for &id in op.txns() {
@@ -500,6 +501,8 @@ impl Simulator<'_> {
                     if mode != crate::physics::ProgramMode::Precise {
                         pulse_height_ns += t as f64 * (self.cfg.physics.vth.pulse_height_factor(mode) - 1.0);
                     }
+                    // The algorithm's verify schedule draws more or less than ISPP-SV.
+                    pulse_height_ns += t as f64 * (self.algorithm_power_factor(ppn) - 1.0);
                     if self.timing.program_suspend.is_some() && slowest.is_none_or(|s| t >= s.duration) {
                         let block = self.geo.block_of(ppn);
                         slowest = Some(ActiveArray { block, index: 0, loops: 1, duration: t, end: 0 });

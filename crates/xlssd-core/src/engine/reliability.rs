@@ -20,7 +20,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{Attempt, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict};
+use crate::techniques::{Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,12 @@ pub(super) struct ReliabilityStats {
     pub failed_transfer_ns: u64,
     /// Completed reads by the extra steps they took (index: steps).
     pub reads_by_steps: Vec<u64>,
+    /// BCH: pages encoded, the sum of their t, those whose wear and target needed more than
+    /// `ecc.bch.t_max`, and decodes by the page's t (index: t).
+    pub bch_programs: u64,
+    pub bch_t_sum: u64,
+    pub bch_over_t_max: u64,
+    pub bch_decodes_by_t: Vec<u64>,
 }
 
 pub(super) struct Reliability {
@@ -79,8 +85,8 @@ pub(super) struct Reliability {
     /// With `ecc.decode_buffer_pages`: when each page handed to a channel's engine starts
     /// decoding, in order (the engine is first come, first served).
     decode_starts: Vec<std::collections::VecDeque<Time>>,
-    /// Adaptive BCH t by (algorithm, wear in whole cycles).
-    t_cache: FxHashMap<(u8, u32), u32>,
+    /// Adaptive BCH t needed by (algorithm, wear in whole cycles, target UBER's bits).
+    t_cache: FxHashMap<(u8, u32, u64), u32>,
     /// When each read in its decode path first failed, to time its retries.
     first_failure: FxHashMap<u32, Time>,
     /// The retry-table model, when `physics.read_retry.enabled`.
@@ -101,7 +107,11 @@ impl Reliability {
         Ok(Some(Reliability {
             state: DeviceState::new(blocks, pages)?,
             model,
-            stats: ReliabilityStats { soft: vec![0; cfg.ecc.ldpc.soft_levels as usize], ..Default::default() },
+            stats: ReliabilityStats {
+                soft: vec![0; cfg.ecc.ldpc.soft_levels as usize],
+                bch_decodes_by_t: vec![0; cfg.ecc.bch.t_max as usize + 1],
+                ..Default::default()
+            },
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             ecc_free: vec![0; channels as usize],
             decode_starts: vec![Default::default(); channels as usize],
@@ -261,8 +271,17 @@ impl Simulator<'_> {
             / crate::physics::Ispp::Sv.program_us_at_cycle_1()
     }
 
+    /// Program power of a page's algorithm relative to ISPP-SV's (seed 001 Sec. 2.2), which
+    /// `energy.program_ma` is taken to be; 1 without a physics model.
+    pub(super) fn algorithm_power_factor(&self, ppn: Ppn) -> f64 {
+        if self.rel.is_none() || self.cfg.physics.model == ModelKind::None {
+            return 1.0;
+        }
+        self.page_algorithm(ppn).relative_power()
+    }
+
     /// The programming algorithm of a page: the scheme's, or the configured one.
-    fn page_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
+    pub(super) fn page_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
         let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.algorithm(ppn) } else { None };
         own.unwrap_or(self.cfg.physics.algorithm)
     }
@@ -274,6 +293,9 @@ impl Simulator<'_> {
         let block = self.geo.block_of(ppn);
         if let Some(rel) = self.rel.as_mut() {
             rel.state.on_program(ppn, block, clock, alg, mode);
+            if self.cfg.ecc.scheme == EccScheme::Bch {
+                self.note_encode(ppn);
+            }
         }
     }
 
@@ -303,25 +325,48 @@ impl Simulator<'_> {
         }
     }
 
-    /// BCH correction capability of a page: fixed, or sized at program time for the
-    /// block's wear and the page's algorithm to meet the target UBER (seed 001 Table IV).
-    /// The block cannot have been erased since, so its wear now is its wear then.
-    fn bch_t(&mut self, ppn: Ppn) -> u32 {
-        if self.cfg.ecc.bch_t > 0 {
-            return self.cfg.ecc.bch_t;
-        }
+    /// The BCH correction capability a page's code needs: the scheme's, or the configured
+    /// one (fixed, or sized at program time for the block's wear and the page's algorithm
+    /// to meet a target UBER, seed 001 Table IV), before the hardware's cap. The block
+    /// cannot have been erased since the page was programmed, so its wear now is its wear
+    /// then.
+    fn bch_needed_t(&mut self, ppn: Ppn) -> u32 {
+        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.code(ppn) } else { None };
+        let e = &self.cfg.ecc;
+        let strength = own.unwrap_or(if e.bch_t > 0 { CodeStrength::Fixed(e.bch_t) } else { CodeStrength::Uber(e.target_uber) });
+        let uber = match strength {
+            CodeStrength::Fixed(t) => return t,
+            CodeStrength::Uber(u) => u,
+        };
         let default = self.cfg.physics.algorithm;
         let rel = self.rel.as_mut().expect("reliability is on");
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize].max(0.0) as u32;
         let alg = rel.state.algorithm(ppn, default);
-        let key = (alg as u8, wear);
+        let key = (alg as u8, wear, uber.to_bits());
         if let Some(&t) = rel.t_cache.get(&key) {
             return t;
         }
         let rber = alg.rber_written(wear as f64);
-        let t = self.cfg.ecc.bch.required_t(rber, self.cfg.ecc.target_uber).unwrap_or(crate::ecc::bch::MAX_T);
+        let t = self.cfg.ecc.bch.required_t(rber, uber).unwrap_or(crate::ecc::bch::MAX_T);
         rel.t_cache.insert(key, t);
         t
+    }
+
+    /// The t a page is encoded and decoded with: what it needs, at most what the decoder
+    /// implements.
+    fn bch_t(&mut self, ppn: Ppn) -> u32 {
+        self.bch_needed_t(ppn).min(self.cfg.ecc.bch.t_max)
+    }
+
+    /// A page was programmed under BCH: its encode's energy and its code's accounting.
+    fn note_encode(&mut self, ppn: Ppn) {
+        let needed = self.bch_needed_t(ppn);
+        let t = needed.min(self.cfg.ecc.bch.t_max);
+        self.energy.ecc_j += self.cfg.ecc.bch.encode_j(t);
+        let s = &mut self.rel.as_mut().expect("reliability is on").stats;
+        s.bch_programs += 1;
+        s.bch_t_sum += t as u64;
+        s.bch_over_t_max += (needed > t) as u64;
     }
 
     /// A read's data is in the controller: decode it on the channel's ECC engine (or
@@ -362,6 +407,8 @@ impl Simulator<'_> {
             }
             (EccScheme::Bch, _) => {
                 let code_t = self.bch_t(t.ppn);
+                self.energy.ecc_j += self.cfg.ecc.bch.decode_j(code_t);
+                self.rel.as_mut().expect("reliability is on").stats.bch_decodes_by_t[code_t as usize] += 1;
                 let errors = self.bch_errors(rber, step);
                 let outcome = if errors <= code_t as u64 {
                     Decoded::Success
@@ -370,7 +417,7 @@ impl Simulator<'_> {
                 } else {
                     Decoded::Uncorrectable
                 };
-                (self.cfg.ecc.bch.decode_ns(code_t), outcome)
+                (self.cfg.ecc.bch.decode_ns(code_t, xfer_ns), outcome)
             }
         };
         let outcome = match outcome {

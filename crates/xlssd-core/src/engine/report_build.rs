@@ -127,6 +127,12 @@ impl Simulator<'_> {
                 decode: per_read(s.decode_ns),
                 retry: per_read(s.retry_ns),
             },
+            bch: BchReport {
+                programs: s.bch_programs,
+                mean_t: if s.bch_programs > 0 { round6(s.bch_t_sum as f64 / s.bch_programs as f64) } else { 0.0 },
+                programs_over_t_max: s.bch_over_t_max,
+                decodes_by_t: s.bch_decodes_by_t.iter().enumerate().filter(|e| *e.1 > 0).map(|(t, &n)| (t as u32, n)).collect(),
+            },
         }
     }
 
@@ -263,12 +269,18 @@ impl Simulator<'_> {
                 },
             },
             energy: EnergyReport {
-                total_j: round_j(e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j),
+                total_j: round_j(e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j + e.ecc_j),
                 read_j: round_j(e.read_j),
                 program_j: round_j(e.program_j),
                 erase_j: round_j(e.erase_j),
                 transfer_j: round_j(e.transfer_j),
                 dram_j: round_j(e.dram_j),
+                ecc_j: round_j(e.ecc_j),
+                per_flash_op_uj: {
+                    let ops = c.flash_reads + c.flash_programs;
+                    let total = e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j + e.ecc_j;
+                    if ops > 0 { round6(total * 1e6 / ops as f64) } else { 0.0 }
+                },
             },
             reliability: self.reliability_report(),
             payload: self.payload_report(),

@@ -50,25 +50,30 @@ impl Simulator<'_> {
     pub(super) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
         self.age_blocks()?;
         self.precondition(&mut progress)?;
+        self.scheme.preconditioned(&self.blocks, &self.map);
         self.record_preconditioned_pages()?;
-        self.scheme.preconditioned(&self.blocks);
         if self.cmt.is_some() {
             self.store_translation_pages()?;
         }
         Ok(())
     }
 
-    /// Preconditioned data was programmed like any other, in page order and in the
-    /// configured mode, before the retention clock started; the read path needs to know how,
-    /// and which neighbours came later.
+    /// Preconditioned data was programmed like any other, in page order, in the configured
+    /// mode and with the scheme's algorithm, before the retention clock started; the read
+    /// path needs to know how, and which neighbours came later.
     fn record_preconditioned_pages(&mut self) -> Result<()> {
-        let Some(rel) = self.rel.as_mut() else { return Ok(()) };
-        let (alg, mode) = (self.cfg.physics.algorithm, self.cfg.physics.program_mode);
+        if self.rel.is_none() {
+            return Ok(());
+        }
+        let mode = self.cfg.physics.program_mode;
         for block in 0..self.geo.blocks {
             interrupt::poll()?;
             if self.blocks.is_closed(block) {
                 for page in 0..self.geo.pages_per_block {
-                    rel.state.on_program(self.geo.ppn(block, page), block, 0.0, alg, mode);
+                    let ppn = self.geo.ppn(block, page);
+                    let alg = self.page_algorithm(ppn);
+                    let rel = self.rel.as_mut().expect("reliability is on");
+                    rel.state.on_program(ppn, block, 0.0, alg, mode);
                 }
             }
         }

@@ -51,6 +51,8 @@ pub struct Energy {
     pub erase_j: f64,
     pub transfer_j: f64,
     pub dram_j: f64,
+    /// BCH encoders and decoders (`ecc.bch.{encode,decode}_mw`).
+    pub ecc_j: f64,
 }
 
 /// Counters of the FTL and the flash array.

@@ -183,6 +183,17 @@ pub trait Placement {
     fn preview(&mut self, _w: &HostWrite) {}
 }
 
+/// The BCH code a page is encoded with (`ecc.scheme = "bch"`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CodeStrength {
+    /// The smallest t that meets this UBER at the page's RBER when programmed (its
+    /// algorithm at its block's wear), as a flash driver's table of t against P/E gives it
+    /// (seed 001 Sec. 4.2), at most `ecc.bch.t_max`.
+    Uber(f64),
+    /// This t, whatever the wear.
+    Fixed(u32),
+}
+
 /// How a page is programmed.
 pub trait ProgramModes {
     /// The page's program mode; `None` is `physics.program_mode`.
@@ -192,6 +203,14 @@ pub trait ProgramModes {
 
     /// The page's programming algorithm; `None` is `physics.algorithm`.
     fn algorithm(&self, _ppn: Ppn) -> Option<Ispp> {
+        None
+    }
+
+    /// The BCH code the page is encoded with; `None` is `ecc.bch_t`, or `ecc.target_uber`
+    /// when that is 0. Asked when the page is programmed and when it is read: the answer
+    /// must not change in between (the block is not erased in between, so its wear is the
+    /// same).
+    fn code(&self, _ppn: Ppn) -> Option<CodeStrength> {
         None
     }
 
@@ -546,8 +565,10 @@ pub trait Observer {
     /// The extra copy of `lpn` at `ppn` died: the host wrote the page, or its block is being
     /// cleaned. (A promoted copy does not die: it becomes the mapped page.)
     fn copy_dropped(&mut self, _lpn: u32, _ppn: Ppn) {}
-    /// The device was preconditioned.
-    fn preconditioned(&mut self, _blocks: &BlockManager) {}
+    /// The device was preconditioned (before the engine records how its pages were
+    /// programmed, so that a scheme's program modes apply to them too); `map` gives each
+    /// page's logical owner.
+    fn preconditioned(&mut self, _blocks: &BlockManager, _map: &Mapping) {}
     /// Whether the scheme measures blocks' RBER by probes (only with a physics model): at
     /// the start, after each erase, and when its background task asks.
     fn wants_probes(&self) -> bool {

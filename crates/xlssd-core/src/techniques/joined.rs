@@ -75,6 +75,9 @@ impl ProgramModes for Joined {
     fn algorithm(&self, ppn: Ppn) -> Option<Ispp> {
         self.part_ref(Hook::ProgramMode).algorithm(ppn)
     }
+    fn code(&self, ppn: Ppn) -> Option<CodeStrength> {
+        self.part_ref(Hook::ProgramMode).code(ppn)
+    }
     fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
         self.part(Hook::ProgramMode).time_factor(ppn, mode)
     }
@@ -187,9 +190,9 @@ impl Observer for Joined {
             p.copy_dropped(lpn, ppn);
         }
     }
-    fn preconditioned(&mut self, blocks: &BlockManager) {
+    fn preconditioned(&mut self, blocks: &BlockManager, map: &crate::ftl::mapping::Mapping) {
         for p in &mut self.parts {
-            p.preconditioned(blocks);
+            p.preconditioned(blocks, map);
         }
     }
     fn wants_probes(&self) -> bool {

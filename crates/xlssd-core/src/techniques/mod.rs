@@ -7,6 +7,7 @@
 //! hooks (`"a+b"`). A technique's keys live in its own sub-table (`[scheme.approxftl]`);
 //! a scheme uses some of them, and a key it does not use is an error.
 
+pub mod access_modes;
 pub mod aero;
 pub mod approxftl;
 pub mod ascache;
@@ -80,10 +81,10 @@ pub struct BuildCtx<'a> {
 
 /// Every scheme, baselines included.
 pub const SCHEMES: &[SchemeInfo] =
-    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA, rif::RETRY, rif::IDEAL, rif::SENC, rif::SWR, rif::RIF, aero::ISPE, aero::IISPE, aero::DPES, aero::AERO_CONS, aero::AERO, ascache::SSD_CACHE, ascache::ASCACHE];
+    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA, rif::RETRY, rif::IDEAL, rif::SENC, rif::SWR, rif::RIF, aero::ISPE, aero::IISPE, aero::DPES, aero::AERO_CONS, aero::AERO, ascache::SSD_CACHE, ascache::ASCACHE, access_modes::ACCESS_MODES, access_modes::FIXED_T];
 
 /// Every technique table.
-pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE, rif::TABLE, aero::TABLE, ascache::TABLE];
+pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE, rif::TABLE, aero::TABLE, ascache::TABLE, access_modes::TABLE];
 
 /// A scheme of one stream with a technique table, whose streams and cleaning reserve do
 /// not depend on the table.
@@ -416,7 +417,7 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora", "retry", "ideal", "senc", "swr", "rif", "ispe", "iispe", "dpes", "aero-cons", "aero", "ssd-cache", "ascache"]);
+        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora", "retry", "ideal", "senc", "swr", "rif", "ispe", "iispe", "dpes", "aero-cons", "aero", "ssd-cache", "ascache", "access-modes", "fixed-t"]);
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

@@ -462,7 +462,7 @@ impl Observer for Approx {
     }
 
     /// Preconditioned data is precise, in all-precise blocks.
-    fn preconditioned(&mut self, blocks: &BlockManager) {
+    fn preconditioned(&mut self, blocks: &BlockManager, _map: &crate::ftl::mapping::Mapping) {
         for b in 0..self.geo.blocks {
             let bi = b as usize;
             self.valid_precise[bi] = blocks.valid[bi];
