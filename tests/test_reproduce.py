@@ -9,7 +9,8 @@ from experiments_helpers import comparison_rows, parquet_rows, quick_reproductio
 from xlssd.reproduce import REGISTRY, tecs15_ecc
 
 FIGURES = {"table1-program-time", "table2-rber", "fig10a-write-throughput", "fig10b-read-throughput",
-           "fig10b-read-throughput-10k", "read-latency-cdf-100k"}
+           "fig10b-read-throughput-10k", "read-latency-cdf-100k", "fig13-varmail", "fig14-webserver",
+           "fig15-videoserver", "fig16-18-videoserver-1e-11", "fig16-18-videoserver-1e-15", "fig19-energy"}
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +23,12 @@ _comparison = comparison_rows
 
 def _expected_kind(ref: str, quantity: str) -> str:
     """tecs15-ecc's rows by what they are: Table I's program times and Table II's RBERs
-    were given to the ISPP model, the BCH t cells are Eq. 2, and only Fig. 10 is measured."""
-    if ref.startswith("Fig. 10"):
-        return "simulated"
-    if quantity.startswith("BCH t"):
+    were given to the ISPP model, the BCH t cells are Eq. 2 and the decoder's slope ratio
+    its cycle counts; Fig. 10's throughputs and Figs. 13-19 are measured."""
+    if quantity.startswith(("BCH t", "decoder model")):
         return "computed"
+    if ref.startswith("Fig"):
+        return "simulated"
     assert quantity.startswith(("program time", "RBER")), quantity
     return "input"
 
@@ -41,16 +43,20 @@ def test_quick_run_prints_ours_beside_the_paper(quick):
     assert sv_row.startswith("Table II") and sv_row.split()[2] == "input" and "3.357e-04" in sv_row
     assert any(ln.startswith("Table IV") and ">93" in ln for ln in lines)
     assert any(ln.startswith("Fig. 10(a)") for ln in lines)
-    # The headline counts kinds apart, simulated first: the 3 throughputs of Fig. 10 are
-    # simulated, the 45 t cells computed, the 3 program times and 9 RBERs (3 P/E counts in
-    # the quick grid) inputs; the 6 RBERs at 100 and 1,000 P/E need the full grid.
+    # The headline counts kinds apart, simulated first: Fig. 10's 7 throughputs (3, and 4
+    # under other solvers) and 31 directions of Figs. 13-19 at the quick grid's P/E counts
+    # are simulated; the 45 t cells and the decoder's slope ratio computed; the 3 program
+    # times and 9 RBERs inputs. The 6 RBERs and 18 directions at 100 and 1,000 P/E need
+    # the full grid.
     c = _comparison(out)
-    sim = [v for v in c.values() if v["ref"].startswith("Fig. 10")]
+    sim = [v for v in c.values() if v["kind"] == "simulated"]
     within = sum(v["within_tolerance"] for v in sim)
     line = next(ln for ln in lines if ln.startswith("simulated: "))
-    assert line == (f"simulated: {within} of 3 within tolerance of the paper; computed: 45 of 45 within tolerance; "
-                    "input: 12 of 12 within tolerance (6 more need the full run)")
-    assert "24 points: 24 run, 0 already done, 0 failed" in p.stdout
+    assert line == (f"simulated: {within} of 38 within tolerance of the paper; computed: 45 of 46 within tolerance; "
+                    "input: 12 of 12 within tolerance (24 more need the full run)")
+    # 4 schemes x 3 P/E on the 2 device workloads and the 3 Filebench ones, the adaptive
+    # schemes at 2 more UBERs and under 2 solvers, 2 schemes under 2 decoder powers.
+    assert "108 points: 108 run, 0 already done, 0 failed" in p.stdout
 
 
 def test_quick_run_writes_results_table_and_figures(quick):
@@ -60,27 +66,28 @@ def test_quick_run_writes_results_table_and_figures(quick):
         assert (out / name).is_file(), name
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
-    assert len(table) == 60 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
+    assert len(table) == 96 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
     assert [r["quantity"] for r in table] == [c.label for c in tecs15_ecc.EXPERIMENT.claims
-                                              if c.where.get("aging.initial_pe") not in (100, 1_000)]
+                                              if c.where.get("aging.initial_pe") not in (100, 1_000)
+                                              and c.baseline_where.get("aging.initial_pe") not in (100, 1_000)]
     assert [r["kind"] for r in table] == [_expected_kind(r["ref"], r["quantity"]) for r in table]
     for r in json.loads((out / "comparison.json").read_text()):
         assert list(r)[:3] == ["ref", "kind", "quantity"] and r["kind"] == _expected_kind(r["ref"], r["quantity"])
     md = (out / "comparison.md").read_text().splitlines()
     assert md[2].startswith("| Table I | input | program time at cycle 1, ISPP-RV (us) |"), md[2]
-    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 3
+    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 7
     assert (out / "comparison.md").read_text().startswith("| source | kind | quantity | ours | paper |")
     assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
     for f in (out / "figures").glob("*.png"):
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 10_000
     rows = parquet_rows(out)
-    assert len(rows) == 24 and all(r["status"] == "ok" for r in rows)
+    assert len(rows) == 108 and all(r["status"] == "ok" for r in rows)
     assert {r["scheme"] for r in rows} == set(tecs15_ecc.SCHEMES)
     assert {r["config.aging.initial_pe"] for r in rows} == {1.0, 10_000.0, 100_000.0}
     meta = json.loads((out / "experiment.json").read_text())
-    assert meta["kind"] == "reproduction" and len(meta["points"]) == 24 and len(meta["figures"]) == 6
-    assert meta["tally"]["computed"] == {"within": 45, "rows": 45} and meta["tally"]["input"]["rows"] == 12
-    assert meta["tally"]["simulated"]["rows"] == 3
+    assert meta["kind"] == "reproduction" and len(meta["points"]) == 108 and len(meta["figures"]) == 12
+    assert meta["tally"]["computed"] == {"within": 45, "rows": 46} and meta["tally"]["input"]["rows"] == 12
+    assert meta["tally"]["simulated"]["rows"] == 38
 
 
 def test_quick_run_values_are_plausible(quick):
@@ -104,6 +111,22 @@ def test_quick_run_values_are_plausible(quick):
     assert 20 < c["write throughput, ISPP-RV prog. t vs ISPP-SV fixed t, 100,000 P/E"]["ours"] < 40
     assert c["read throughput, ISPP-DV vs ISPP-SV (prog. t), 10,000 P/E"]["ours"] > 0
     assert c["read throughput, ISPP-RV vs ISPP-SV (prog. t), 10,000 P/E"]["ours"] < 0
+    # One read at a time: 75 us sense and 102.4 us transfer, then the decode's tail. At
+    # 10,000 P/E Eq. 2 gives t = 11 (DV), 35 (SV) and 96 (RV, capped at 93): 132 solver +
+    # 4,118 Chien clocks, 1,260 + 4,166, 8,742 + 4,282 (the syndromes hide behind the
+    # transfer): RT = 1 / 219.90, 1 / 231.66, 1 / 307.64 us.
+    dv = c["read throughput, ISPP-DV vs ISPP-SV (prog. t), 10,000 P/E"]["ours"]
+    rv = c["read throughput, ISPP-RV vs ISPP-SV (prog. t), 10,000 P/E"]["ours"]
+    assert dv == pytest.approx((231.66 / 219.90 - 1) * 100, abs=0.1)
+    assert rv == pytest.approx((231.66 / 307.64 - 1) * 100, abs=0.1)
+    slope = c[next(k for k in c if k.startswith("decoder model"))]
+    assert slope["ours"] == pytest.approx((10.58 / 23) / (77.40 / 60), rel=1e-3)
+    # What +83% and -20% imply together: L(33) = 1.83 L(10), L(93) = L(33) / 0.8.
+    assert slope["paper"] == pytest.approx((0.83 / 23) / (1.83 * 0.25 / 60), rel=1e-3)
+    # Steady state on the Filebench runs: cleaning erases one block per 128 pages programmed.
+    rows = [r for r in parquet_rows(out) if r["workload_name"] in ("varmail", "webserver")]
+    for r in rows:
+        assert r["nand.programs"] / r["nand.erases"] == pytest.approx(128, rel=0.15), r["workload_name"]
 
 
 def test_rerun_reuses_the_points_and_strict_reports_disagreement(quick, cli):
@@ -121,6 +144,11 @@ def test_listing_and_unknown_names(cli, tmp_path):
     assert p.returncode == 0
     assert [ln.split()[0] for ln in p.stdout.splitlines()] == sorted(REGISTRY)
     assert "tecs15-ecc" in REGISTRY
+    assert "(also `access-modes`)" in next(ln for ln in p.stdout.splitlines() if ln.startswith("tecs15-ecc"))
+    from xlssd.reproduce import lookup
+
+    assert lookup("access-modes") is REGISTRY["tecs15-ecc"] and lookup("tecs15-ecc") is REGISTRY["tecs15-ecc"]
+    assert lookup("nothing") is None
     bad = cli("reproduce", "nothing-like-this", "--out", str(tmp_path / "x"))
     assert bad.returncode == 2 and "tecs15-ecc" in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "x").exists()
@@ -139,7 +167,8 @@ def test_an_experiment_is_a_small_declaration():
     assert {p.workload["n"] for p in full} == {5000} and {p.workload["n"] for p in points} == {500}
     assert all(p.config["physics"]["model"] == "power-law" and p.config["ecc"]["scheme"] == "bch" for p in full)
     fixed = [p for p in full if p.scheme == tecs15_ecc.FIXED]
-    assert all(p.config["ecc"]["bch_t"] == tecs15_ecc.FIXED_T for p in fixed)
+    assert all(p.config["scheme"]["name"] == "fixed-t" and p.config["scheme"]["access_modes"]["fixed_t"] == tecs15_ecc.FIXED_T
+               for p in fixed)
 
 
 def test_points_give_set_ups_whose_keys_change_together_and_claims_pick_theirs():
@@ -210,11 +239,28 @@ def test_a_claim_says_what_kind_of_number_it_is():
     # Numbers from simulations of the claim's own (outside the experiment's points).
     assert Claim("Fig. 4", "own runs", 1.0, simulate=lambda: 1.0).row_kind == "simulated"
     # tecs15-ecc: 3 program times and 3 x 5 RBERs are inputs, 3 UBERs x 3 algorithms x 5
-    # P/E counts of t are computed, and Fig. 10's three throughputs are simulated.
+    # P/E counts of t and the decoder's slope ratio are computed; simulated are Fig. 10's
+    # 3 throughputs and 4 under other solvers, and the directions of Fig. 13 (12), Fig. 14
+    # (13), Fig. 15 (12), Figs. 16-18 (9) and Fig. 19 (3).
     claims = tecs15_ecc.EXPERIMENT.claims
     assert [c.row_kind for c in claims] == [_expected_kind(c.ref, c.label) for c in claims]
     kinds = [c.row_kind for c in claims]
-    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (3, 45, 18)
+    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (56, 46, 18)
+
+
+def test_a_claim_may_compare_a_scheme_with_itself_elsewhere():
+    from xlssd.reproduce.experiment import Claim, _measure
+
+    claim = Claim("Fig. 16", "x falls with age", 0.0, metric="ops", scheme="a", workload="w",
+                  where={"aging.initial_pe": 10_000}, baseline_where={"aging.initial_pe": 1},
+                  normalise="change", bound="below")
+    rows = [{"scheme": s, "workload_name": "w", "config.aging.initial_pe": pe, "ops": v}
+            for s, pe, v in (("a", 1, 200.0), ("a", 10_000, 150.0), ("b", 1, 1000.0), ("b", 10_000, 100.0))]
+    assert _measure(claim, tecs15_ecc.EXPERIMENT, rows) == pytest.approx(-25.0)
+    # With a baseline scheme too: b at 1 P/E.
+    other = Claim("Fig. 16", "y", 0.0, metric="ops", scheme="a", workload="w", baseline="b",
+                  where={"aging.initial_pe": 10_000}, baseline_where={"aging.initial_pe": 1}, normalise="change")
+    assert _measure(other, tecs15_ecc.EXPERIMENT, rows) == pytest.approx(-85.0)
 
 
 def test_a_claims_own_simulation_is_compared():

@@ -298,18 +298,20 @@ def _cmd_physics(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from xlssd.reproduce import REGISTRY
+    from xlssd.reproduce import ALIASES, REGISTRY, lookup
     from xlssd.reproduce.experiment import run_experiment
 
     if args.list or args.name is None:
+        also = {name: alias for alias, name in ALIASES.items()}
         for name, exp in sorted(REGISTRY.items()):
-            print(f"{name:20} {exp.description}")
+            print(f"{name:20} {exp.description}" + (f" (also `{also[name]}`)" if name in also else ""))
         return 0
-    if args.name not in REGISTRY:
+    experiment = lookup(args.name)
+    if experiment is None:
         raise _core.ConfigError(f"unknown experiment `{args.name}`; experiments are: {', '.join(sorted(REGISTRY))}")
     if args.out is not None:
         make_dir(args.out, "--out", create=False)
-    outcome, comparisons = run_experiment(REGISTRY[args.name], args.out, args.quick, _backend(args), args.quiet)
+    outcome, comparisons = run_experiment(experiment, args.out, args.quick, _backend(args), args.quiet)
     if outcome.failed:
         return 1
     if args.strict and not all(c.claim.within(c.ours) for c in comparisons):

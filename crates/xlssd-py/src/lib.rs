@@ -166,6 +166,18 @@ fn ecc_required_t(
     })
 }
 
+/// Seed 001's BCH hardware (the default `ecc.bch`) at correction capability `t`, behind a
+/// flash transfer of `xfer_ns`: (encode_ns, decode_ns after the transfer, decoder active
+/// ns, decoder power in mW), worst case.
+#[pyfunction]
+fn ecc_bch_timing(t: Bound<'_, PyAny>, xfer_ns: u64) -> PyResult<(u64, u64, u64, f64)> {
+    catching(|| {
+        let code = xlssd_core::ecc::bch::BchConfig::default();
+        let t = int_arg(Some(&t), 0, "t", 0, code.t_max as i64, &format!("0 to {}, the decoder's largest t", code.t_max))? as u32;
+        Ok((code.encode_ns(t), code.decode_ns(t, xfer_ns), code.decode_active_ns(t), code.decode_power_mw(t)))
+    })
+}
+
 /// UBER of a t-correcting BCH code at `rber` (seed 001, Eq. 2). `t` must be one the code
 /// can have: at most 4,096 and below the codeword's data bits.
 #[pyfunction]
@@ -410,6 +422,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_with_payload, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
+    m.add_function(wrap_pyfunction!(ecc_bch_timing, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_max_t, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;

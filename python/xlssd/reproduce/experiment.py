@@ -95,6 +95,9 @@ class Claim:
     #: The assumption this member of a group is measured under, in a few words.
     assumption: str = ""
     kind: str | None = None
+    #: `where` values of the baseline's rows that differ from the claim's (e.g. the same
+    #: scheme earlier in life: `baseline_where={"aging.initial_pe": 1}`).
+    baseline_where: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
         # A formula's row labelled as a measurement (or the reverse) would be counted in the
@@ -315,9 +318,9 @@ def _measure(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> float
     """Ours for a simulated claim; None when the run has no point for it (a --quick run)."""
     col = claim.metric
 
-    def mean(scheme: str, workload: str) -> float | None:
+    def mean(scheme: str, workload: str, where: Mapping[str, Any] = claim.where) -> float | None:
         vals = [float(r[col]) for r in rows if r["scheme"] == scheme and r["workload_name"] == workload
-                and _matches(r, claim.where) and r.get(col) is not None]
+                and _matches(r, where) and r.get(col) is not None]
         return sum(vals) / len(vals) if vals else None
 
     present = list(dict.fromkeys(r["workload_name"] for r in rows))
@@ -333,7 +336,9 @@ def _measure(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> float
         if v is None:
             continue
         if claim.normalise:
-            ref = mean(claim.baseline or exp.baseline, w)
+            # Against the same scheme elsewhere when only the baseline's `where` is given.
+            base = claim.baseline or (claim.scheme if claim.baseline_where else exp.baseline)
+            ref = mean(base, w, {**claim.where, **claim.baseline_where})
             if not ref:
                 continue
             v = v / ref

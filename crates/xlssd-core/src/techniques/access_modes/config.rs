@@ -30,8 +30,48 @@ impl ServiceConfig {
 /// The services in partition order (logical pages ascending).
 pub const SERVICES: [&str; 3] = ["standard", "enhanced", "reduced"];
 
+/// A service's keys as written: any left out take that service's defaults.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServiceKeys {
+    algorithm: Option<Ispp>,
+    uber: Option<f64>,
+    share: Option<f64>,
+}
+
+impl ServiceKeys {
+    fn over(self, default: ServiceConfig) -> ServiceConfig {
+        ServiceConfig {
+            algorithm: self.algorithm.unwrap_or(default.algorithm),
+            uber: self.uber.unwrap_or(default.uber),
+            share: self.share.unwrap_or(default.share),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccessModesKeys {
+    standard: Option<ServiceKeys>,
+    enhanced: Option<ServiceKeys>,
+    reduced: Option<ServiceKeys>,
+    fixed_t: Option<u32>,
+}
+
+impl From<AccessModesKeys> for AccessModesConfig {
+    fn from(k: AccessModesKeys) -> Self {
+        let d = AccessModesConfig::default();
+        AccessModesConfig {
+            standard: k.standard.unwrap_or_default().over(d.standard),
+            enhanced: k.enhanced.unwrap_or_default().over(d.enhanced),
+            reduced: k.reduced.unwrap_or_default().over(d.reduced),
+            fixed_t: k.fixed_t.unwrap_or(d.fixed_t),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(from = "AccessModesKeys")]
 pub struct AccessModesConfig {
     /// UBER 1e-13 (seed 001 Sec. 3, after Mielke et al. 2008), ISPP-SV: the reference
     /// operating point of Sec. 4.
@@ -85,5 +125,31 @@ impl AccessModesConfig {
             return Err(bad(&format!("{prefix}.fixed_t"), self.fixed_t, &format!("1 to {MAX_T}")));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_left_partly_unsaid_keeps_its_own_defaults() {
+        let c: AccessModesConfig = serde_json::from_value(serde_json::json!({
+            "enhanced": {"algorithm": "sv"},
+            "reduced": {"share": 0.5},
+            "standard": {"share": 0.5},
+        }))
+        .unwrap();
+        assert_eq!(c.enhanced, ServiceConfig::new(Ispp::Sv, 1e-15, 0.0));
+        assert_eq!(c.reduced, ServiceConfig::new(Ispp::Rv, 1e-11, 0.5));
+        assert_eq!(c.standard, ServiceConfig::new(Ispp::Sv, 1e-13, 0.5));
+        c.validate("scheme.access_modes").unwrap();
+        let unknown = serde_json::from_value::<AccessModesConfig>(serde_json::json!({"reduced": {"ubr": 1e-11}}));
+        assert!(unknown.unwrap_err().to_string().contains("ubr"));
+        let m = AccessModesConfig { reduced: ServiceConfig::new(Ispp::Rv, 1e-11, 0.5), ..Default::default() }
+            .validate("scheme.access_modes")
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("scheme.access_modes.standard.share") && m.contains("add up to 1"), "{m}");
     }
 }
