@@ -42,9 +42,9 @@ def test_report_is_self_contained(folders):
     assert 'id="comparison"' in repro and "Bertozzi" in repro
     assert "<th>source</th><th>kind</th><th>quantity</th>" in repro
     # tecs15-ecc --quick: 3 program times and 9 RBERs given to the model, 45 t cells and the
-    # decoder's slope ratio computed, 38 measured (Fig. 10, Figs. 13-19).
+    # decoder's slope ratio computed, 41 measured (Fig. 10, Figs. 13-19).
     kinds = re.findall(r"<td>[^<]*</td><td>(input|computed|simulated)</td>", repro)
-    assert (kinds.count("input"), kinds.count("computed"), kinds.count("simulated")) == (12, 46, 38)
+    assert (kinds.count("input"), kinds.count("computed"), kinds.count("simulated")) == (12, 46, 41)
     assert repro.count("data:image/png;base64,") == 12
 
 
@@ -104,7 +104,7 @@ def test_reproduction_report_renders_in_chromium(folders):
     tables, images, cells, shot, fetched = _open(folder, "reproduction-report.png")
     assert fetched == []
     comparison = json.loads((folder / "comparison.json").read_text())
-    assert tables == {"comparison": len(comparison), "points": 108}
+    assert tables == {"comparison": len(comparison), "points": 117}
     _check_images(images, 12)
     assert cells[0] in {"ISPP-SV fixed t", "ISPP-RV prog. t", "ISPP-SV prog. t", "ISPP-DV prog. t"}
     _check_screenshot(shot)
