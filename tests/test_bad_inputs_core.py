@@ -164,6 +164,22 @@ CASES = [
         r"--page-type: value -1 is out of range: expected 0 to 2"),
     Bad("bch-t-beyond-the-codeword", run('ecc.scheme="bch"', "ecc.bch.k_bytes=8", "ecc.bch_t=100"),
         r"`ecc\.bch_t`: value 100 is out of range: expected 0 \(adaptive\) or at most 63"),
+    # Seed 001's decoder and access modes.
+    Bad("bch-t-beyond-the-decoder", run('ecc.scheme="bch"', "ecc.bch_t=94"),
+        r"`ecc\.bch_t`: value 94 is out of range: expected 0 \(adaptive\) or at most ecc\.bch\.t_max \(93\)"),
+    Bad("bch-t-max-zero", run('ecc.scheme="bch"', "ecc.bch.t_max=0"), r"`ecc\.bch\.t_max`: value 0 is out of range: expected 1 to 4096"),
+    Bad("bch-power-saving-above-one", run("ecc.bch.decode_power_saving=1.5"),
+        r"`ecc\.bch\.decode_power_saving`: value 1\.5 is out of range: expected a fraction in \[0, 1\]"),
+    Bad("access-modes-shares", run('scheme.name="access-modes"', 'ecc.scheme="bch"', 'physics.model="power-law"',
+                                   "scheme.access_modes.reduced.share=0.5"),
+        r"`scheme\.access_modes\.standard\.share`.*add up to 1 \(they add up to 1\.5\)"),
+    Bad("access-modes-unknown-service-key", run('scheme.name="access-modes"', "scheme.access_modes.reduced.ubr=1e-11"),
+        r"`scheme\.access_modes.*unknown field `ubr`"),
+    Bad("access-modes-need-bch", run('scheme.name="access-modes"', 'physics.model="power-law"'),
+        r"`ecc\.scheme`.*scheme `access-modes` sizes each page's BCH code"),
+    Bad("fixed-t-beyond-the-decoder", run('scheme.name="fixed-t"', 'ecc.scheme="bch"', 'physics.model="power-law"',
+                                          "scheme.access_modes.fixed_t=120"),
+        r"`scheme\.access_modes\.fixed_t`: value 120 is above ecc\.bch\.t_max \(93\)"),
 ]
 
 

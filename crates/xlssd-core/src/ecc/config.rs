@@ -95,15 +95,15 @@ impl EccConfig {
         if !(1..=MAX_T).contains(&b.t_max) {
             return Err(bad("ecc.bch.t_max", b.t_max, &format!("1 to {MAX_T}")));
         }
-        if self.scheme == EccScheme::Bch && self.bch_t > b.t_max {
-            return Err(bad("ecc.bch_t", self.bch_t, &format!("0 (adaptive) or at most ecc.bch.t_max ({}), the largest t the decoder implements", b.t_max)));
-        }
         if self.bch_t > max_t {
             return Err(bad(
                 "ecc.bch_t",
                 self.bch_t,
                 &format!("0 (adaptive) or at most {max_t}, the most a code of ecc.bch.k_bytes = {} can correct", b.k_bytes),
             ));
+        }
+        if self.scheme == EccScheme::Bch && self.bch_t > b.t_max {
+            return Err(bad("ecc.bch_t", self.bch_t, &format!("0 (adaptive) or at most ecc.bch.t_max ({}), the largest t the decoder implements", b.t_max)));
         }
         positive_f64("ecc.bch.clock_mhz", b.clock_mhz)?;
         positive_u32("ecc.bch.parallelism", b.parallelism)?;
