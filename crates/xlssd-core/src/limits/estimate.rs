@@ -123,6 +123,7 @@ mod tests {
         let approx = crate::techniques::approxftl::TABLE;
         let approx_parts = (approx.memory)(64, 64, 1);
         let ascache_parts = (crate::techniques::ascache::TABLE.memory)(64, 64, 1);
+        let modes_parts = (crate::techniques::access_modes::TABLE.memory)(64, 64, 1);
         let ours = [
             ("logical-to-physical map", L2P_BYTES_PER_UNIT.to_string()),
             ("physical-to-logical map", P2L_BYTES_PER_UNIT.to_string()),
@@ -142,6 +143,8 @@ mod tests {
             ("ASCache block state", ascache_parts[0].bytes.to_string()),
             ("cache directory", CACHE_SLOT_BYTES.to_string()),
             ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
+            ("access modes: service per block", modes_parts[0].bytes.to_string()),
+            ("access modes: services of preconditioned pages", (modes_parts[1].bytes / 64).to_string()),
         ];
         let doc = documented();
         assert_eq!(doc.len(), ours.len(), "{doc:?}");
@@ -167,6 +170,11 @@ mod tests {
         cfg.scheme.name = "ascache".into();
         cfg.ftl.placement_handles = 0;
         cfg.backing.enabled = true;
+        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
+        cfg.backing.enabled = false;
+        cfg.physics.model = ModelKind::PowerLaw;
+        cfg.ecc.scheme = crate::config::EccScheme::Bch;
+        cfg.scheme.name = "access-modes".into();
         names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
         names.sort_unstable();
         names.dedup();
