@@ -190,3 +190,16 @@ fn cleaning_keeps_each_services_pages_in_its_own_blocks_and_code() {
     let ts: Vec<u32> = r.reliability.bch.decodes_by_t.iter().map(|&(t, _)| t).collect();
     assert_eq!(ts, vec![13, 29, 31], "{:?}", r.reliability.bch.decodes_by_t);
 }
+
+#[test]
+fn never_written_pages_read_in_each_partition_take_its_mode() {
+    // Nothing preconditioned: each read materialises its page, as if written before the
+    // run in its partition's mode (the engine's own stream for such pages mixes partitions).
+    let cfg = services("access-modes", 0.0);
+    let logical = run(&cfg, VecSource::open(vec![]), false).ftl.logical_pages;
+    let lpns = [logical / 8, logical * 5 / 8, logical * 13 / 16, logical / 4];
+    let reqs: Vec<_> = lpns.iter().enumerate().map(|(i, &l)| req(i as u64 * 5_000_000, l, 1, Op::Read, 8)).collect();
+    let r = run(&cfg, VecSource::open(reqs), true);
+    assert_eq!(r.ftl.materialized_pages, 4);
+    assert_eq!(r.reliability.bch.decodes_by_t, vec![(13, 1), (29, 1), (31, 2)]);
+}

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
 use crate::sim::Time;
 use super::cache_path::origin;
-use crate::techniques::{Hook, HostWrite, Placement};
+use crate::techniques::{Hook, HostWrite, Observer, Placement};
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
@@ -403,6 +403,7 @@ impl Simulator<'_> {
         }
         let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
         self.map.set(lpn, ppn);
+        self.scheme.materialized(lpn, ppn);
         // Materialised pages have their own blocks, so finishing them at once keeps every
         // block's program order.
         for p in ppn..ppn + self.unit_pages as crate::nand::Ppn {

@@ -207,7 +207,9 @@ impl Simulator<'_> {
             pe: rel.state.wear[block] as f64,
             retention_h: rel.state.age_h(ppn, clock_h),
             weighted_reads: rel.state.reads[block] as f64,
-            algorithm: rel.state.algorithm(ppn, self.cfg.physics.algorithm),
+            // A page never programmed in the run (a materialised one) was written before it,
+            // as the scheme programs its pages.
+            algorithm: rel.state.programmed_algorithm(ppn).unwrap_or_else(|| self.page_algorithm(ppn)),
             mode: rel.state.mode(ppn),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
@@ -338,10 +340,10 @@ impl Simulator<'_> {
             CodeStrength::Fixed(t) => return t,
             CodeStrength::Uber(u) => u,
         };
-        let default = self.cfg.physics.algorithm;
+        let programmed = self.rel.as_ref().expect("reliability is on").state.programmed_algorithm(ppn);
+        let alg = programmed.unwrap_or_else(|| self.page_algorithm(ppn));
         let rel = self.rel.as_mut().expect("reliability is on");
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize].max(0.0) as u32;
-        let alg = rel.state.algorithm(ppn, default);
         let key = (alg as u8, wear, uber.to_bits());
         if let Some(&t) = rel.t_cache.get(&key) {
             return t;

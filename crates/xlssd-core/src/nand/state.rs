@@ -91,11 +91,16 @@ impl DeviceState {
     }
 
     pub fn algorithm(&self, ppn: Ppn, default: Ispp) -> Ispp {
+        self.programmed_algorithm(ppn).unwrap_or(default)
+    }
+
+    /// The algorithm a page was programmed with, if it was programmed since its erase.
+    pub fn programmed_algorithm(&self, ppn: Ppn) -> Option<Ispp> {
         match (self.pages[ppn as usize] >> 32) as u8 {
-            1 => Ispp::Sv,
-            2 => Ispp::Dv,
-            3 => Ispp::Rv,
-            _ => default,
+            1 => Some(Ispp::Sv),
+            2 => Some(Ispp::Dv),
+            3 => Some(Ispp::Rv),
+            _ => None,
         }
     }
 }

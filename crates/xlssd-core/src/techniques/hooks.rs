@@ -565,6 +565,9 @@ pub trait Observer {
     /// The extra copy of `lpn` at `ppn` died: the host wrote the page, or its block is being
     /// cleaned. (A promoted copy does not die: it becomes the mapped page.)
     fn copy_dropped(&mut self, _lpn: u32, _ppn: Ppn) {}
+    /// A never-written logical page `lpn` was given physical page `ppn` as if written before
+    /// the run (`host.unmapped_reads = "materialize"`), without placement.
+    fn materialized(&mut self, _lpn: u32, _ppn: Ppn) {}
     /// The device was preconditioned (before the engine records how its pages were
     /// programmed, so that a scheme's program modes apply to them too); `map` gives each
     /// page's logical owner.

@@ -190,6 +190,11 @@ impl Observer for Joined {
             p.copy_dropped(lpn, ppn);
         }
     }
+    fn materialized(&mut self, lpn: u32, ppn: Ppn) {
+        for p in &mut self.parts {
+            p.materialized(lpn, ppn);
+        }
+    }
     fn preconditioned(&mut self, blocks: &BlockManager, map: &crate::ftl::mapping::Mapping) {
         for p in &mut self.parts {
             p.preconditioned(blocks, map);

@@ -84,8 +84,9 @@ pub struct AccessModes {
     bounds: [u64; 4],
     /// The service whose data each block holds (one byte a block).
     block_service: Vec<u8>,
-    /// Preconditioned blocks holding pages of several services (the fill deals logical
-    /// pages out at random), with each page's service, until they are erased.
+    /// Blocks holding pages of several services (preconditioned ones: the fill deals
+    /// logical pages out at random; blocks of materialised pages), with each page's
+    /// service, until they are erased.
     mixed: FxHashMap<u32, Box<[u8]>>,
     pages_per_block: u32,
     report: AccessModesReport,
@@ -189,7 +190,19 @@ impl Observer for AccessModes {
         }
     }
 
+    /// A materialised page was written before the run in its partition's mode; its block
+    /// (of the engine's own stream for such pages) holds pages of any partition.
+    fn materialized(&mut self, lpn: u32, ppn: Ppn) {
+        let b = self.block_of(ppn);
+        let service = self.service_of(lpn);
+        let ppb = self.pages_per_block as usize;
+        let pages = self.mixed.entry(b as u32).or_insert_with(|| vec![0u8; ppb].into_boxed_slice());
+        pages[(ppn % self.pages_per_block as Ppn) as usize] = service;
+        self.block_service[b] = 0;
+    }
+
     fn erased(&mut self, block: u32) {
+        self.block_service[block as usize] = 0;
         if !self.mixed.is_empty() {
             self.mixed.remove(&block);
         }
