@@ -269,7 +269,7 @@ impl Simulator<'_> {
                 },
             },
             energy: EnergyReport {
-                total_j: round_j(e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j + e.ecc_j),
+                total_j: round_j(e.total_j()),
                 read_j: round_j(e.read_j),
                 program_j: round_j(e.program_j),
                 erase_j: round_j(e.erase_j),
@@ -278,8 +278,7 @@ impl Simulator<'_> {
                 ecc_j: round_j(e.ecc_j),
                 per_flash_op_uj: {
                     let ops = c.flash_reads + c.flash_programs;
-                    let total = e.read_j + e.program_j + e.erase_j + e.transfer_j + e.dram_j + e.ecc_j;
-                    if ops > 0 { round6(total * 1e6 / ops as f64) } else { 0.0 }
+                    if ops > 0 { round6(e.total_j() * 1e6 / ops as f64) } else { 0.0 }
                 },
             },
             reliability: self.reliability_report(),

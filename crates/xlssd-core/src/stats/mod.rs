@@ -55,6 +55,12 @@ pub struct Energy {
     pub ecc_j: f64,
 }
 
+impl Energy {
+    pub fn total_j(&self) -> f64 {
+        self.read_j + self.program_j + self.erase_j + self.transfer_j + self.dram_j + self.ecc_j
+    }
+}
+
 /// Counters of the FTL and the flash array.
 #[derive(Debug, Clone, Default)]
 pub struct Counters {

@@ -169,9 +169,11 @@ impl Observer for AccessModes {
     /// pages of every partition in one block: such a block keeps each page's service.
     fn preconditioned(&mut self, blocks: &BlockManager, map: &Mapping) {
         let ppb = self.pages_per_block as Ppn;
+        // One scratch block of per-page services, kept only for blocks of several services.
+        let mut pages = vec![0u8; ppb as usize];
         for b in 0..self.block_service.len() as u32 {
             let first = b as Ppn * ppb;
-            let mut pages = vec![0u8; ppb as usize];
+            pages.fill(0);
             let mut seen = 0u8; // bit per service
             for p in blocks.valid_pages(b) {
                 if let Some(lpn) = map.owner(p) {
@@ -184,7 +186,7 @@ impl Observer for AccessModes {
                 0 => {}
                 1 => self.block_service[b as usize] = seen.trailing_zeros() as u8,
                 _ => {
-                    self.mixed.insert(b, pages.into_boxed_slice());
+                    self.mixed.insert(b, pages.as_slice().into());
                 }
             }
         }
