@@ -246,6 +246,23 @@ def test_progress_only_on_a_terminal_and_never_with_quiet(tmp_path):
     assert b"requests" in drawn and b"simulated" in drawn
 
 
+def test_a_run_without_a_bar_does_not_load_the_drawing_library(tmp_path):
+    # Loading rich is a third of the interpreter's start-up; a quiet run must not pay it.
+    code = (
+        "import sys\n"
+        "from xlssd import cli\n"
+        "try:\n"
+        "    cli.main(['run', '--workload', 'n=100', '--quiet', '--json', sys.argv[1]])\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print(sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.')))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "r.json")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+    assert (tmp_path / "r.json").is_file()
+
+
 def test_cdf_plot_draws_the_reports_sampled_distribution():
     import xlssd
     from xlssd.results import plots
