@@ -199,7 +199,7 @@ impl Simulator<'_> {
             return;
         }
         self.counters.cmt_misses += 1;
-        let tvpn = lpn / self.tpage_entries;
+        let tvpn = lpn / self.div.tpage_entries;
         let tlpn = self.logical_pages as u32 + tvpn;
         if let Some(waiters) = self.pending_map_reads.get_mut(&tvpn) {
             waiters.push((lpn, work, write));
@@ -232,7 +232,7 @@ impl Simulator<'_> {
     fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
         let evicted = self.cmt.as_mut().and_then(|c| c.insert(lpn, write));
         if let Some((old, true)) = evicted {
-            self.write_back_translation(old / self.tpage_entries);
+            self.write_back_translation(old / self.div.tpage_entries);
         }
         self.resume(work);
     }
@@ -253,7 +253,7 @@ impl Simulator<'_> {
         }
         let Some(cmt) = self.cmt.as_mut() else { return };
         if !cmt.mark_dirty(lpn) {
-            self.gc_translation_updates[plane as usize].push(lpn / self.tpage_entries);
+            self.gc_translation_updates[plane as usize].push(lpn / self.div.tpage_entries);
         }
     }
 

@@ -44,7 +44,7 @@ impl Simulator<'_> {
             }
         };
         self.last_arrival = at;
-        self.map.prefetch(req.lba / self.sectors_per_page);
+        self.map.prefetch(req.lba / self.div.unit_sectors);
         self.arrivals.push_back(req);
         self.q.schedule_ordered(at, Ev::Arrival);
         Ok(true)
@@ -81,8 +81,8 @@ impl Simulator<'_> {
 
     /// What a placement scheme is told of write request `r` starting at sector `lba`.
     fn host_write_of(&self, r: &Request, lba: u64) -> HostWrite {
-        let first_lpn = lba / self.sectors_per_page;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
+        let first_lpn = lba / self.div.unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.div.unit_sectors;
         HostWrite {
             first_lpn,
             n_pages: (last_lpn - first_lpn + 1) as u32,
@@ -162,13 +162,12 @@ impl Simulator<'_> {
     /// A request in flight for `r` from sector `lba`; counted outstanding.
     pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, parent: u32) -> u32 {
         let now = self.now();
-        let first_lpn = lba / self.sectors_per_page;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.sectors_per_page;
+        let first_lpn = lba / self.div.unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.div.unit_sectors;
         let n_pages = (last_lpn - first_lpn + 1) as u32;
         // A read of a unit of several pages reads only the pages it touches, each one a page
         // of the request to finish; a write programs whole units.
-        let spp = self.geo.sectors_per_page();
-        let flash_pages = ((lba + r.sectors as u64 - 1) / spp - lba / spp + 1) as u32;
+        let flash_pages = (self.geo.page_of_sector(lba + r.sectors as u64 - 1) - self.geo.page_of_sector(lba) + 1) as u32;
         let hr = HostReq {
             arrival: now,
             bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
@@ -284,9 +283,8 @@ impl Simulator<'_> {
     /// The pages of logical page `unit` (numbered before wrapping, as `first_lpn + i`) that
     /// sectors `lba..lba + sectors` touch, numbered within it.
     fn pages_touched(&self, lba: u64, sectors: u64, unit: u64) -> std::ops::RangeInclusive<u64> {
-        let spp = self.geo.sectors_per_page();
         let n = self.unit_pages as u64;
-        let (first, last) = (lba / spp, (lba + sectors - 1) / spp);
+        let (first, last) = (self.geo.page_of_sector(lba), self.geo.page_of_sector(lba + sectors - 1));
         let start = unit * n;
         first.max(start) - start..=last.min(start + n - 1) - start
     }
@@ -339,7 +337,7 @@ impl Simulator<'_> {
 
     /// Logical page `i` of a request (wrapping at the end of the logical space).
     fn page_of(&self, req: u32, i: u32) -> u32 {
-        ((self.reqs[req as usize].first_lpn + i as u64) % self.logical_pages) as u32
+        ((self.reqs[req as usize].first_lpn + i as u64) % self.div.logical_pages) as u32
     }
 
     /// Reads page `page` of logical page (unit) `lpn` for request `req`.

@@ -22,6 +22,7 @@ mod tasks;
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -71,6 +72,17 @@ enum Ev {
     Background,
     /// The disk's data for a cache slot is in (`[backing]`).
     CacheFill(u32),
+}
+
+/// Divisors the engine divides by per request or per page, each a multiply and a shift
+/// instead of a hardware division.
+#[derive(Clone, Copy)]
+struct EngineDivisors {
+    /// Sectors per logical page (one mapping unit).
+    unit_sectors: StrengthReducedU64,
+    logical_pages: StrengthReducedU64,
+    /// Mapping entries per translation page.
+    tpage_entries: StrengthReducedU32,
 }
 
 /// A host request in flight.
@@ -212,6 +224,8 @@ pub struct Simulator<'s> {
     logical_sectors: u64,
     /// Sectors per logical page (one mapping unit).
     sectors_per_page: u64,
+    /// The divisors of the per-request address arithmetic, reduced once.
+    div: EngineDivisors,
     /// Flash pages per logical page (`mapping.unit_bytes`).
     unit_pages: u32,
     /// Relocated units whose pages are partly read, with the pages read so far.
@@ -418,6 +432,11 @@ impl<'s> Simulator<'s> {
                 logical_pages * geo.sectors_per_page() * cap.unit_pages as u64
             },
             sectors_per_page: geo.sectors_per_page() * cap.unit_pages as u64,
+            div: EngineDivisors {
+                unit_sectors: StrengthReducedU64::new((geo.sectors_per_page() * cap.unit_pages as u64).max(1)),
+                logical_pages: StrengthReducedU64::new(logical_pages.max(1)),
+                tpage_entries: StrengthReducedU32::new((entries_per_tpage as u32).max(1)),
+            },
             unit_pages: cap.unit_pages,
             gc_unit_reads: Default::default(),
             idle_gen: 0,

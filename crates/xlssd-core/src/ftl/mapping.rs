@@ -14,6 +14,8 @@ pub struct Mapping {
     p2l: Vec<u32>,
     /// Flash pages per unit.
     unit: Ppn,
+    /// `unit` as a divisor: the reverse map is indexed by unit on every page's placement.
+    unit_div: strength_reduce::StrengthReducedU64,
     mapped: u64,
 }
 
@@ -27,6 +29,7 @@ impl Mapping {
             l2p: zeroed(logical as usize, "logical-to-physical map")?,
             p2l: zeroed((physical / unit) as usize, "physical-to-logical map")?,
             unit,
+            unit_div: strength_reduce::StrengthReducedU64::new(unit),
             mapped: 0,
         })
     }
@@ -63,7 +66,7 @@ impl Mapping {
     /// The logical page whose data a physical page holds (valid or not yet overwritten).
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<u32> {
-        match self.p2l[(ppn / self.unit) as usize] {
+        match self.p2l[(ppn / self.unit_div) as usize] {
             0 => None,
             l => Some(l - 1),
         }
@@ -96,7 +99,7 @@ impl Mapping {
     #[inline]
     fn point(&mut self, lpn: u32, ppn: Ppn) {
         debug_assert!(ppn % self.unit == 0, "unit of logical page {lpn} placed at page {ppn}, not a unit boundary");
-        let u = ppn / self.unit;
+        let u = ppn / self.unit_div;
         debug_assert!(u < u32::MAX as Ppn, "physical unit {u} beyond the 32-bit mapping entry");
         self.l2p[lpn as usize] = u as u32 + 1;
         self.p2l[u as usize] = lpn + 1;
@@ -120,7 +123,7 @@ impl Mapping {
     /// Forgets the owner of an erased physical page.
     #[inline]
     pub fn clear_physical(&mut self, ppn: Ppn) {
-        self.p2l[(ppn / self.unit) as usize] = 0;
+        self.p2l[(ppn / self.unit_div) as usize] = 0;
     }
 
     /// Logical pages that hold data.

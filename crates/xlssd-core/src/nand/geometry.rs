@@ -1,3 +1,5 @@
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
+
 use super::config::{CellType, GeometryConfig};
 
 /// A physical page number. 64 bits: a drive of tens of terabytes has more than 2^32 pages.
@@ -27,6 +29,31 @@ pub struct Geometry {
     pub blocks: u32,
     pub pages: Ppn,
     pub dies_per_channel: u32,
+    /// The divisors of the address arithmetic, reduced once: every event takes addresses
+    /// apart, and a hardware division costs tens of cycles.
+    div: Divisors,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Divisors {
+    pages_per_block: StrengthReducedU64,
+    blocks_per_plane: StrengthReducedU32,
+    planes_per_die: StrengthReducedU32,
+    dies_per_channel: StrengthReducedU32,
+    channels: StrengthReducedU64,
+    chips_per_channel: StrengthReducedU64,
+    dies_per_chip: StrengthReducedU64,
+    planes_per_die_64: StrengthReducedU64,
+    sectors_per_page: StrengthReducedU64,
+}
+
+/// A size as a divisor; a zero (refused by validation, which may run after) divides as 1.
+fn div32(n: u32) -> StrengthReducedU32 {
+    StrengthReducedU32::new(n.max(1))
+}
+
+fn div64(n: u32) -> StrengthReducedU64 {
+    StrengthReducedU64::new(n.max(1) as u64)
 }
 
 /// A physical page address taken apart.
@@ -61,6 +88,17 @@ impl Geometry {
             blocks,
             pages: blocks as Ppn * c.pages_per_block as Ppn,
             dies_per_channel,
+            div: Divisors {
+                pages_per_block: div64(c.pages_per_block),
+                blocks_per_plane: div32(c.blocks_per_plane),
+                planes_per_die: div32(c.planes_per_die),
+                dies_per_channel: div32(dies_per_channel),
+                channels: div64(c.channels),
+                chips_per_channel: div64(c.chips_per_channel),
+                dies_per_chip: div64(c.dies_per_chip),
+                planes_per_die_64: div64(c.planes_per_die),
+                sectors_per_page: StrengthReducedU64::new((c.page_size as u64 / crate::nand::SECTOR_BYTES).max(1)),
+            },
         }
     }
 
@@ -72,29 +110,35 @@ impl Geometry {
         self.page_size as u64 / crate::nand::SECTOR_BYTES
     }
 
+    /// The flash page (counted from sector 0) holding sector `sector`.
+    #[inline]
+    pub fn page_of_sector(&self, sector: u64) -> u64 {
+        sector / self.div.sectors_per_page
+    }
+
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        (ppn / self.pages_per_block as Ppn) as u32
+        (ppn / self.div.pages_per_block) as u32
     }
 
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        (ppn % self.pages_per_block as Ppn) as u32
+        (ppn % self.div.pages_per_block) as u32
     }
 
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        block / self.div.blocks_per_plane
     }
 
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+        plane / self.div.planes_per_die
     }
 
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_channel
+        die / self.div.dies_per_channel
     }
 
     #[inline]
@@ -149,14 +193,12 @@ impl Geometry {
     /// pages go to consecutive channels first, then chips (ways), dies and planes.
     #[inline]
     pub fn cwdp_plane(&self, lpn: u64) -> u32 {
-        let c = self.channels as u64;
-        let w = self.chips_per_channel as u64;
-        let d = self.dies_per_chip as u64;
-        let p = self.planes_per_die as u64;
-        let ch = lpn % c;
-        let way = (lpn / c) % w;
-        let die = (lpn / (c * w)) % d;
-        let plane = (lpn / (c * w * d)) % p;
+        let dv = &self.div;
+        let (q, ch) = StrengthReducedU64::div_rem(lpn, dv.channels);
+        let (q, way) = StrengthReducedU64::div_rem(q, dv.chips_per_channel);
+        let (q, die) = StrengthReducedU64::div_rem(q, dv.dies_per_chip);
+        let plane = q % dv.planes_per_die_64;
+        let (w, d, p) = (self.chips_per_channel as u64, self.dies_per_chip as u64, self.planes_per_die as u64);
         (((ch * w + way) * d + die) * p + plane) as u32
     }
 
@@ -244,5 +286,42 @@ mod tests {
             seen[g.cwdp_plane(lpn) as usize] = true;
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn reduced_divisions_agree_with_plain_ones() {
+        // Sizes that are not powers of two (the reduced divisors multiply), and powers of two
+        // (they shift), over page numbers up to and past 2^32.
+        for (c, w, d, p, b, n) in [(3, 5, 3, 3, 7, 1536), (8, 4, 2, 2, 2048, 256), (6, 1, 1, 4, 1000, 1152)] {
+            let g = Geometry::new(&GeometryConfig {
+                channels: c,
+                chips_per_channel: w,
+                dies_per_chip: d,
+                planes_per_die: p,
+                blocks_per_plane: b,
+                pages_per_block: n,
+                page_size: 16384,
+                layers: 1,
+                cell: CellType::Qlc,
+            });
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            for i in 0..20_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let ppn = if i % 2 == 0 { x % g.pages } else { x % (1 << 40) };
+                let block = ppn / n as u64;
+                assert_eq!(g.block_of(ppn), block as u32);
+                assert_eq!(g.page_in_block(ppn), (ppn % n as u64) as u32);
+                let blk = (x >> 3) as u32 % g.blocks;
+                assert_eq!(g.plane_of_block(blk), blk / b);
+                assert_eq!(g.die_of_plane(blk % g.planes), (blk % g.planes) / p);
+                assert_eq!(g.channel_of_die(blk % g.dies), (blk % g.dies) / (w * d));
+                let lpn = x >> 20;
+                let (cu, wu, du, pu) = (c as u64, w as u64, d as u64, p as u64);
+                let plain = ((lpn % cu * wu + lpn / cu % wu) * du + lpn / (cu * wu) % du) * pu + lpn / (cu * wu * du) % pu;
+                assert_eq!(g.cwdp_plane(lpn), plain as u32);
+            }
+        }
     }
 }
