@@ -2,44 +2,116 @@
 //! of logical-to-physical entries. Entries not cached live in translation pages on flash,
 //! so a miss costs a flash read, and evicting a changed entry costs a translation-page
 //! write.
+//!
+//! The entries sit in an open-addressed table whose slot for a logical page is known before
+//! the page is looked up, so the engine can fetch it from memory while the request waits
+//! for its arrival ([`Cmt::prefetch`]): on a workload that misses nearly always, the table
+//! (megabytes, read at random) otherwise stalls the simulation on every request. The
+//! recency order is a queue of (page, stamp) positions in which a page's older positions are
+//! skipped, so the order costs no pointer chasing either.
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap as HashMap;
+/// A slot's page when the slot is empty. Logical pages are numbered below 2^32 - 1 (the
+/// mapping's entries are 32 bits), so no page has this number.
+const EMPTY: u32 = u32::MAX;
 
+/// One slot: a logical page and its state, the stamp of its latest position in the recency
+/// queue (31 bits) above a changed bit.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    dirty: bool,
-    stamp: u32,
+struct Slot {
+    lpn: u32,
+    state: u32,
 }
+
+const VACANT: Slot = Slot { lpn: EMPTY, state: 0 };
+
+impl Slot {
+    fn dirty(self) -> bool {
+        self.state & 1 != 0
+    }
+
+    fn stamp(self) -> u32 {
+        self.state >> 1
+    }
+}
+
+/// Positions further along the recency queue than this have their slots fetched ahead of
+/// their eviction.
+const EVICT_LOOKAHEAD: usize = 8;
 
 pub struct Cmt {
     capacity: usize,
-    entries: HashMap<u32, Entry>,
-    /// Entries by last use, oldest first, with stale positions skipped lazily.
+    len: usize,
+    /// Slots, a power of two at least twice the capacity, so that probe runs stay short.
+    slots: Vec<Slot>,
+    mask: usize,
+    shift: u32,
+    /// Positions by last use, oldest first; a position whose stamp is no longer its page's
+    /// is stale and skipped.
     order: VecDeque<(u32, u32)>,
 }
 
 impl Cmt {
     pub fn new(capacity_entries: u64) -> Cmt {
-        let capacity = capacity_entries.max(1) as usize;
-        Cmt { capacity, entries: HashMap::with_capacity_and_hasher(capacity.min(1 << 20), Default::default()), order: VecDeque::new() }
+        let capacity = capacity_entries.clamp(1, 1 << 31) as usize;
+        let size = (2 * capacity).next_power_of_two().max(16);
+        Cmt {
+            capacity,
+            len: 0,
+            slots: vec![VACANT; size],
+            mask: size - 1,
+            shift: 64 - size.trailing_zeros(),
+            order: VecDeque::new(),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
+    }
+
+    /// The slot a page's probe starts at: Fibonacci hashing, which spreads consecutive pages
+    /// over the table.
+    #[inline]
+    fn home(&self, lpn: u32) -> usize {
+        ((lpn as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    /// The slot holding `lpn`, if it is cached.
+    #[inline]
+    fn find(&self, lpn: u32) -> Option<usize> {
+        debug_assert_ne!(lpn, EMPTY, "logical page {lpn} collides with the empty-slot marker");
+        let mut i = self.home(lpn);
+        loop {
+            let s = self.slots[i];
+            if s.lpn == lpn {
+                return Some(i);
+            }
+            if s.lpn == EMPTY {
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Starts fetching the memory `lpn`'s lookup will read.
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        crate::sim::prefetch(&self.slots[self.home(lpn)]);
     }
 
     /// Whether the entry is cached; a hit makes it the most recently used.
     pub fn touch(&mut self, lpn: u32) -> bool {
-        match self.entries.get_mut(&lpn) {
-            Some(e) => {
-                e.stamp = e.stamp.wrapping_add(1);
-                self.order.push_back((lpn, e.stamp));
+        match self.find(lpn) {
+            Some(i) => {
+                let s = &mut self.slots[i];
+                s.state = s.state.wrapping_add(2);
+                let stamp = s.stamp();
+                self.order.push_back((lpn, stamp));
                 self.compact_if_needed();
                 true
             }
@@ -49,9 +121,9 @@ impl Cmt {
 
     /// Marks a cached entry changed; returns false if it is not cached.
     pub fn mark_dirty(&mut self, lpn: u32) -> bool {
-        match self.entries.get_mut(&lpn) {
-            Some(e) => {
-                e.dirty = true;
+        match self.find(lpn) {
+            Some(i) => {
+                self.slots[i].state |= 1;
                 true
             }
             None => false,
@@ -61,34 +133,66 @@ impl Cmt {
     /// Caches an entry; returns the least recently used entry it pushed out, with whether
     /// that one had changed.
     pub fn insert(&mut self, lpn: u32, dirty: bool) -> Option<(u32, bool)> {
-        if let Some(e) = self.entries.get_mut(&lpn) {
-            e.dirty |= dirty;
+        if let Some(i) = self.find(lpn) {
+            self.slots[i].state |= dirty as u32;
             return None;
         }
-        let evicted = if self.entries.len() >= self.capacity { self.evict() } else { None };
-        self.entries.insert(lpn, Entry { dirty, stamp: 0 });
+        let evicted = if self.len >= self.capacity { self.evict() } else { None };
+        // The probe is walked again: an eviction may have shifted slots on its path.
+        let mut i = self.home(lpn);
+        while self.slots[i].lpn != EMPTY {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = Slot { lpn, state: dirty as u32 };
+        self.len += 1;
         self.order.push_back((lpn, 0));
         evicted
     }
 
     fn evict(&mut self) -> Option<(u32, bool)> {
         while let Some((lpn, stamp)) = self.order.pop_front() {
-            if let Some(e) = self.entries.get(&lpn) {
-                if e.stamp == stamp {
-                    let dirty = e.dirty;
-                    self.entries.remove(&lpn);
-                    return Some((lpn, dirty));
+            if let Some(&(ahead, _)) = self.order.get(EVICT_LOOKAHEAD) {
+                self.prefetch(ahead);
+            }
+            if let Some(i) = self.find(lpn) {
+                let s = self.slots[i];
+                if s.stamp() == stamp {
+                    self.remove_at(i);
+                    return Some((lpn, s.dirty()));
                 }
             }
         }
         None
     }
 
+    /// Empties slot `i`, moving later slots of the probe run back so that every cached page
+    /// stays reachable from its home slot without tombstones.
+    fn remove_at(&mut self, mut hole: usize) {
+        let mut j = hole;
+        loop {
+            j = (j + 1) & self.mask;
+            let s = self.slots[j];
+            if s.lpn == EMPTY {
+                break;
+            }
+            let home = self.home(s.lpn);
+            // The slot may fill the hole if its home is not cyclically inside (hole, j].
+            let home_after_hole = (home.wrapping_sub(hole + 1) & self.mask) < (j.wrapping_sub(hole) & self.mask);
+            if !home_after_hole {
+                self.slots[hole] = s;
+                hole = j;
+            }
+        }
+        self.slots[hole] = VACANT;
+        self.len -= 1;
+    }
+
     /// Drops stale positions so that the order queue stays proportional to the cache.
     fn compact_if_needed(&mut self) {
         if self.order.len() > 2 * self.capacity + 64 {
-            let entries = &self.entries;
-            self.order.retain(|(l, s)| entries.get(l).is_some_and(|e| e.stamp == *s));
+            let mut order = std::mem::take(&mut self.order);
+            order.retain(|&(l, s)| self.find(l).is_some_and(|i| self.slots[i].stamp() == s));
+            self.order = order;
         }
     }
 }
@@ -121,5 +225,67 @@ mod tests {
         }
         assert!(c.order.len() <= 2 * 4 + 64 + 1);
         assert_eq!(c.insert(9, false).map(|(l, _)| l), Some(0));
+    }
+
+    /// The reference: a list ordered by last use, most recent last.
+    struct Lru {
+        capacity: usize,
+        entries: Vec<(u32, bool)>,
+    }
+
+    impl Lru {
+        fn touch(&mut self, lpn: u32) -> bool {
+            match self.entries.iter().position(|&(l, _)| l == lpn) {
+                Some(i) => {
+                    let e = self.entries.remove(i);
+                    self.entries.push(e);
+                    true
+                }
+                None => false,
+            }
+        }
+
+        fn mark_dirty(&mut self, lpn: u32) -> bool {
+            self.entries.iter_mut().find(|(l, _)| *l == lpn).map(|e| e.1 = true).is_some()
+        }
+
+        fn insert(&mut self, lpn: u32, dirty: bool) -> Option<(u32, bool)> {
+            if let Some(e) = self.entries.iter_mut().find(|(l, _)| *l == lpn) {
+                e.1 |= dirty;
+                return None;
+            }
+            let evicted = (self.entries.len() >= self.capacity).then(|| self.entries.remove(0));
+            self.entries.push((lpn, dirty));
+            evicted
+        }
+    }
+
+    #[test]
+    fn agrees_with_a_plain_lru_list_under_collisions_and_removals() {
+        // Pages drawn from a small range (so probe runs collide, wrap around the table and
+        // are shifted back on removal) and from a wide one, with hits, misses and changes.
+        for capacity in [1usize, 3, 8, 50] {
+            let mut c = Cmt::new(capacity as u64);
+            let mut r = Lru { capacity, entries: Vec::new() };
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d ^ capacity as u64;
+            for step in 0..40_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let lpn = if step % 3 == 0 { (x >> 40) as u32 } else { (x % (3 * capacity as u64 + 5)) as u32 };
+                match x % 4 {
+                    0 => assert_eq!(c.touch(lpn), r.touch(lpn), "touch {lpn} at step {step}"),
+                    1 => assert_eq!(c.mark_dirty(lpn), r.mark_dirty(lpn), "mark {lpn} at step {step}"),
+                    _ => {
+                        let dirty = x & 16 != 0;
+                        assert_eq!(c.insert(lpn, dirty), r.insert(lpn, dirty), "insert {lpn} at step {step}");
+                    }
+                }
+                assert_eq!(c.len(), r.entries.len());
+            }
+            for &(lpn, _) in &r.entries {
+                assert!(c.find(lpn).is_some(), "cached page {lpn} unreachable from its home slot");
+            }
+        }
     }
 }

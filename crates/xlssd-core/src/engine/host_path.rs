@@ -44,7 +44,13 @@ impl Simulator<'_> {
             }
         };
         self.last_arrival = at;
-        self.map.prefetch(req.lba / self.div.unit_sectors);
+        // The request's first mapping entry, in the table and in the cache of it, is read
+        // when it arrives: fetched now, the memory latency passes while other events run.
+        let lpn = req.lba / self.div.unit_sectors;
+        self.map.prefetch(lpn);
+        if let Some(cmt) = &self.cmt {
+            cmt.prefetch(lpn as u32);
+        }
         self.arrivals.push_back(req);
         self.q.schedule_ordered(at, Ev::Arrival);
         Ok(true)

@@ -52,15 +52,9 @@ impl Mapping {
     /// only when its arrival event comes, so fetching early hides the memory latency.
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(entry) = self.l2p.get(lpn as usize) {
-            // SAFETY: prefetching has no side effects and the pointer is in bounds.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(entry as *const u32 as *const i8, std::arch::x86_64::_MM_HINT_T0);
-            }
+            crate::sim::prefetch(entry);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = lpn;
     }
 
     /// The logical page whose data a physical page holds (valid or not yet overwritten).

@@ -25,6 +25,19 @@ pub fn round_u64(x: f64) -> u64 {
     }
 }
 
+/// Starts fetching the cache line holding `value` into the caches, without waiting for
+/// it: for a table read at a random place some events from now.
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no side effect and the pointer comes from a reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(value as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// Converts microseconds (as configured) to whole nanoseconds, rounding to nearest.
 pub fn us_to_ns(us: f64) -> Time {
     round_u64(us * NS_PER_US)
