@@ -420,11 +420,13 @@ impl Simulator<'_> {
 
     fn grant_channel(&mut self, ch: u32, die: u32, duration: Time) {
         self.channels[ch as usize].owner = Some(die);
-        let op = self.dies[die as usize].op;
-        let activity = self.txns.get(op.txns[0]).kind.activity();
+        // Fields, not the whole command: the command is the hot path's largest copy.
+        let op = &self.dies[die as usize].op;
+        let (first, class, phase, n) = (op.txns[0], op.class, op.phase, op.n);
+        let activity = self.txns.get(first).kind.activity();
         // Read data going out may first wait, holding the channel, for room in the ECC
         // engine's buffer.
-        let wait = if op.class == OpClass::Read && op.phase == Phase::WaitOut { self.ecc_wait(ch, op.n as u32) } else { 0 };
+        let wait = if class == OpClass::Read && phase == Phase::WaitOut { self.ecc_wait(ch, n as u32) } else { 0 };
         self.chan_use.ecc_wait_ns += wait;
         self.chan_busy[ch as usize].add(activity, wait + duration);
         self.energy.transfer_j += self.joules(duration as f64, self.cfg.energy.transfer_ma);
@@ -452,27 +454,28 @@ impl Simulator<'_> {
     }
 
     fn channel_phase_done(&mut self, die: u32) {
-        let op = self.dies[die as usize].op;
-        match op.phase {
+        let phase = self.dies[die as usize].op.phase;
+        match phase {
             Phase::WaitIn => {
-                let mut duration = self.array_time(die, &op);
+                let mut duration = self.array_time(die);
                 let d = &mut self.dies[die as usize];
-                if op.class == OpClass::Read {
+                if d.op.class == OpClass::Read {
                     duration += std::mem::take(&mut d.suspend_penalty);
                 }
                 d.op.phase = Phase::Array;
                 self.q.schedule_in(duration, Ev::ArrayDone(die, d.gen));
             }
             Phase::WaitOut => self.complete_op(die),
-            Phase::Array | Phase::Idle => self.invariant(format!("die {die}: channel finished in phase {:?}", op.phase)),
+            Phase::Array | Phase::Idle => self.invariant(format!("die {die}: channel finished in phase {phase:?}")),
         }
     }
 
     /// Duration of the array operation (the slowest plane of a multi-plane command), and its
     /// energy. An erase loop or a program is recorded on the die when it may be suspended.
-    fn array_time(&mut self, die: u32, op: &DieOp) -> Time {
+    fn array_time(&mut self, die: u32) -> Time {
+        let (class, n) = (self.dies[die as usize].op.class, self.dies[die as usize].op.n);
         let e = &self.cfg.energy;
-        let (ma, mut longest) = match op.class {
+        let (ma, mut longest) = match class {
             OpClass::Read => (e.read_ma, 0),
             OpClass::Program => (e.program_ma, 0),
             OpClass::Erase => (e.erase_ma, 0),
@@ -482,9 +485,12 @@ impl Simulator<'_> {
         // algorithm's verifies.
         let mut pulse_height_ns = 0.0;
         let mut slowest: Option<ActiveArray> = None;
-        for &id in op.txns() {
+        // The command's transactions are read in place: nothing here changes the die's
+        // command, and copying it would cost more than the loop.
+        for i in 0..n {
+            let id = self.dies[die as usize].op.txns[i];
             let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
-            let t = match op.class {
+            let t = match class {
                 OpClass::Read => self.timing.read_ns(page_type),
                 OpClass::Program => {
                     let ppn = self.txns.get(id).ppn;
@@ -524,7 +530,7 @@ impl Simulator<'_> {
             self.dies[die as usize].active = Some(ActiveArray { end: self.now() + a.duration, ..a });
         }
         let j = self.joules(total as f64 + pulse_height_ns, ma);
-        match op.class {
+        match class {
             OpClass::Read => self.energy.read_j += j,
             OpClass::Program => self.energy.program_j += j,
             OpClass::Erase => self.energy.erase_j += j,
@@ -559,16 +565,19 @@ impl Simulator<'_> {
         if gen != self.dies[die as usize].gen {
             return; // the erase it ended was suspended; it was rescheduled on resume
         }
-        let op = self.dies[die as usize].op;
-        if op.class != OpClass::Read {
+        let (class, n) = (self.dies[die as usize].op.class, self.dies[die as usize].op.n);
+        if class != OpClass::Read {
             self.dies[die as usize].active = None;
         }
-        if op.class == OpClass::Read && self.hooks.has(Hook::ReadRetry) && self.retried_in_die(&op) {
-            return;
+        if class == OpClass::Read && self.hooks.has(Hook::ReadRetry) {
+            let op = self.dies[die as usize].op;
+            if self.retried_in_die(&op) {
+                return;
+            }
         }
-        if op.class == OpClass::Read {
+        if class == OpClass::Read {
             self.dies[die as usize].op.phase = Phase::WaitOut;
-            self.request_channel(die, op.n as u64 * self.timing.page_xfer_ns, true);
+            self.request_channel(die, n as u64 * self.timing.page_xfer_ns, true);
         } else {
             self.complete_op(die);
         }
