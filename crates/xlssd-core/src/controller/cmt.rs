@@ -12,19 +12,27 @@
 
 use std::collections::VecDeque;
 
-/// A slot's page when the slot is empty. Logical pages are numbered below 2^32 - 1 (the
-/// mapping's entries are 32 bits), so no page has this number.
-const EMPTY: u32 = u32::MAX;
+/// A slot's key when the slot is empty: slots hold a logical page plus one, so that the
+/// table can be allocated zeroed (and backed by huge pages from its first touch). Logical
+/// pages are numbered below 2^32 - 1 (the mapping's entries are 32 bits).
+const EMPTY: u32 = 0;
 
-/// One slot: a logical page and its state, the stamp of its latest position in the recency
-/// queue (31 bits) above a changed bit.
-#[derive(Debug, Clone, Copy)]
+/// One slot: a logical page (plus one) and its state, the stamp of its latest position in
+/// the recency queue (31 bits) above a changed bit.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
 struct Slot {
-    lpn: u32,
+    key: u32,
     state: u32,
 }
 
-const VACANT: Slot = Slot { lpn: EMPTY, state: 0 };
+// SAFETY: two integers; all-zero bytes are an empty slot.
+unsafe impl crate::limits::alloc::Zeroable for Slot {}
+
+fn key(lpn: u32) -> u32 {
+    debug_assert_ne!(lpn, u32::MAX, "logical page {lpn} has no key");
+    lpn.wrapping_add(1)
+}
 
 impl Slot {
     fn dirty(self) -> bool {
@@ -53,17 +61,19 @@ pub struct Cmt {
 }
 
 impl Cmt {
-    pub fn new(capacity_entries: u64) -> Cmt {
+    pub fn new(capacity_entries: u64) -> crate::error::Result<Cmt> {
         let capacity = capacity_entries.clamp(1, 1 << 31) as usize;
         let size = (2 * capacity).next_power_of_two().max(16);
-        Cmt {
+        let mut slots = crate::limits::alloc::zeroed(size, "cached mapping table")?;
+        crate::limits::alloc::advise_huge_pages(&mut slots);
+        Ok(Cmt {
             capacity,
             len: 0,
-            slots: vec![VACANT; size],
+            slots,
             mask: size - 1,
             shift: 64 - size.trailing_zeros(),
             order: VecDeque::new(),
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -84,14 +94,14 @@ impl Cmt {
     /// The slot holding `lpn`, if it is cached.
     #[inline]
     fn find(&self, lpn: u32) -> Option<usize> {
-        debug_assert_ne!(lpn, EMPTY, "logical page {lpn} collides with the empty-slot marker");
+        let key = key(lpn);
         let mut i = self.home(lpn);
         loop {
             let s = self.slots[i];
-            if s.lpn == lpn {
+            if s.key == key {
                 return Some(i);
             }
-            if s.lpn == EMPTY {
+            if s.key == EMPTY {
                 return None;
             }
             i = (i + 1) & self.mask;
@@ -140,10 +150,10 @@ impl Cmt {
         let evicted = if self.len >= self.capacity { self.evict() } else { None };
         // The probe is walked again: an eviction may have shifted slots on its path.
         let mut i = self.home(lpn);
-        while self.slots[i].lpn != EMPTY {
+        while self.slots[i].key != EMPTY {
             i = (i + 1) & self.mask;
         }
-        self.slots[i] = Slot { lpn, state: dirty as u32 };
+        self.slots[i] = Slot { key: key(lpn), state: dirty as u32 };
         self.len += 1;
         self.order.push_back((lpn, 0));
         evicted
@@ -172,10 +182,10 @@ impl Cmt {
         loop {
             j = (j + 1) & self.mask;
             let s = self.slots[j];
-            if s.lpn == EMPTY {
+            if s.key == EMPTY {
                 break;
             }
-            let home = self.home(s.lpn);
+            let home = self.home(s.key - 1);
             // The slot may fill the hole if its home is not cyclically inside (hole, j].
             let home_after_hole = (home.wrapping_sub(hole + 1) & self.mask) < (j.wrapping_sub(hole) & self.mask);
             if !home_after_hole {
@@ -183,7 +193,7 @@ impl Cmt {
                 hole = j;
             }
         }
-        self.slots[hole] = VACANT;
+        self.slots[hole] = Slot::default();
         self.len -= 1;
     }
 
@@ -203,7 +213,7 @@ mod tests {
 
     #[test]
     fn least_recently_used_entry_is_evicted_with_its_dirty_flag() {
-        let mut c = Cmt::new(2);
+        let mut c = Cmt::new(2).unwrap();
         assert_eq!(c.insert(1, false), None);
         assert_eq!(c.insert(2, true), None);
         assert!(c.touch(1));
@@ -216,7 +226,7 @@ mod tests {
 
     #[test]
     fn order_queue_stays_bounded_under_hits() {
-        let mut c = Cmt::new(4);
+        let mut c = Cmt::new(4).unwrap();
         for l in 0..4 {
             c.insert(l, false);
         }
@@ -265,7 +275,7 @@ mod tests {
         // Pages drawn from a small range (so probe runs collide, wrap around the table and
         // are shifted back on removal) and from a wide one, with hits, misses and changes.
         for capacity in [1usize, 3, 8, 50] {
-            let mut c = Cmt::new(capacity as u64);
+            let mut c = Cmt::new(capacity as u64).unwrap();
             let mut r = Lru { capacity, entries: Vec::new() };
             let mut x: u64 = 0x2545_f491_4f6c_dd1d ^ capacity as u64;
             for step in 0..40_000 {

@@ -25,8 +25,10 @@ impl Mapping {
     pub fn new(logical: u64, physical: Ppn, unit_pages: u32) -> crate::error::Result<Mapping> {
         use crate::limits::alloc::zeroed;
         let unit = unit_pages.max(1) as Ppn;
+        let mut l2p = zeroed(logical as usize, "logical-to-physical map")?;
+        crate::limits::alloc::advise_huge_pages(&mut l2p);
         Ok(Mapping {
-            l2p: zeroed(logical as usize, "logical-to-physical map")?,
+            l2p,
             p2l: zeroed((physical / unit) as usize, "physical-to-logical map")?,
             unit,
             unit_div: strength_reduce::StrengthReducedU64::new(unit),
