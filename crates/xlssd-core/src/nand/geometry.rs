@@ -45,6 +45,8 @@ struct Divisors {
     dies_per_chip: StrengthReducedU64,
     planes_per_die_64: StrengthReducedU64,
     sectors_per_page: StrengthReducedU64,
+    bits_per_cell: StrengthReducedU32,
+    pages_per_layer: StrengthReducedU32,
 }
 
 /// A size as a divisor; a zero (refused by validation, which may run after) divides as 1.
@@ -98,6 +100,8 @@ impl Geometry {
                 dies_per_chip: div64(c.dies_per_chip),
                 planes_per_die_64: div64(c.planes_per_die),
                 sectors_per_page: StrengthReducedU64::new((c.page_size as u64 / crate::nand::SECTOR_BYTES).max(1)),
+                bits_per_cell: div32(c.cell.bits_per_cell() as u32),
+                pages_per_layer: div32(c.pages_per_block / c.layers.max(1)),
             },
         }
     }
@@ -168,14 +172,14 @@ impl Geometry {
     /// are taken to be programmed in turn, so the type cycles with the page index.
     #[inline]
     pub fn page_type(&self, page_in_block: u32) -> usize {
-        (page_in_block as usize) % self.cell.bits_per_cell()
+        (page_in_block % self.div.bits_per_cell) as usize
     }
 
     /// Word-line layer of a page in a 3D block: the block spans all layers, each holding
     /// `pages_per_layer` consecutive pages.
     #[inline]
     pub fn layer_of(&self, page_in_block: u32) -> u32 {
-        page_in_block / self.pages_per_layer
+        page_in_block / self.div.pages_per_layer
     }
 
     /// The pages that couple to page `ppn` in a 3D block (seed 000 Eq. 1): its neighbours on
@@ -301,7 +305,7 @@ mod tests {
                 blocks_per_plane: b,
                 pages_per_block: n,
                 page_size: 16384,
-                layers: 1,
+                layers: 8,
                 cell: CellType::Qlc,
             });
             let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -317,6 +321,9 @@ mod tests {
                 assert_eq!(g.plane_of_block(blk), blk / b);
                 assert_eq!(g.die_of_plane(blk % g.planes), (blk % g.planes) / p);
                 assert_eq!(g.channel_of_die(blk % g.dies), (blk % g.dies) / (w * d));
+                let page = (x >> 7) as u32 % n;
+                assert_eq!(g.page_type(page), page as usize % 4);
+                assert_eq!(g.layer_of(page), page / (n / g.layers));
                 let lpn = x >> 20;
                 let (cu, wu, du, pu) = (c as u64, w as u64, d as u64, p as u64);
                 let plain = ((lpn % cu * wu + lpn / cu % wu) * du + lpn / (cu * wu) % du) * pu + lpn / (cu * wu * du) % pu;
