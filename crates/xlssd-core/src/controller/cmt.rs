@@ -84,6 +84,11 @@ impl Cmt {
         self.len == 0
     }
 
+    /// Slots of the table (its memory is eight bytes each).
+    pub fn slots_len(&self) -> usize {
+        self.slots.len()
+    }
+
     /// The slot a page's probe starts at: Fibonacci hashing, which spreads consecutive pages
     /// over the table.
     #[inline]

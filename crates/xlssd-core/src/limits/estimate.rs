@@ -29,6 +29,10 @@ pub const HANDLE_BYTES_PER_UNIT: u64 = 1;
 /// The cache directory of `[backing]`, per slot: its map entry (key, value and the hash
 /// table's slack), page, recency links, dirty flag and free-list entry.
 pub const CACHE_SLOT_BYTES: u64 = 24 + 8 + 8 + 1 + 4;
+/// The cached mapping table (`controller/cmt.rs`), per slot of its open-addressed table (a
+/// power of two at least twice its entries) and per position of its recency queue (at most
+/// twice its entries and 64).
+pub const CMT_SLOT_BYTES: u64 = 8;
 /// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
 pub const PRECONDITION_PLANES: u64 = 16;
 
@@ -80,6 +84,11 @@ pub fn estimate(cfg: &Config) -> Estimate {
                 parts.extend((table.memory)(c.logical_pages, pages, blocks));
             }
         }
+    }
+    if cfg.mapping.cached_table_bytes > 0 {
+        let entries = (cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes.max(1) as u64).clamp(1, c.logical_pages.max(1));
+        let slots = (2 * entries).next_power_of_two().max(16);
+        parts.push(Part { name: "cached mapping table", bytes: (slots + 2 * entries + 64) * CMT_SLOT_BYTES });
     }
     if cfg.ftl.placement_handles > 0 {
         parts.push(Part { name: "placement handle per logical page", bytes: c.logical_pages * HANDLE_BYTES_PER_UNIT });
@@ -143,6 +152,7 @@ mod tests {
             ("ASCache block state", ascache_parts[0].bytes.to_string()),
             ("cache directory", CACHE_SLOT_BYTES.to_string()),
             ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
+            ("cached mapping table", CMT_SLOT_BYTES.to_string()),
             ("access modes: service per block", modes_parts[0].bytes.to_string()),
             ("access modes: services of preconditioned pages", (modes_parts[1].bytes / 64).to_string()),
         ];
@@ -160,6 +170,7 @@ mod tests {
         cfg.physics.model = ModelKind::Vth;
         cfg.scheme.name = "approxftl".into();
         cfg.precondition.occupancy = 0.5;
+        cfg.mapping.cached_table_bytes = 1 << 16;
         let mut names: Vec<&str> = estimate(&cfg).parts.iter().map(|p| p.name).collect();
         // Each technique's structures with a scheme of its own.
         cfg.scheme.name = "redftl-plus".into();
@@ -189,6 +200,24 @@ mod tests {
         assert_eq!(e.parts[1].bytes, 4 * pages);
         assert_eq!(e.parts[3].bytes, 47 * 2 * 2 * 2 * 256);
         assert_eq!(e.parts.len(), 4, "no physics, no scheme, no preconditioning");
+    }
+
+    #[test]
+    fn the_cached_mapping_table_is_estimated_as_allocated() {
+        let mut cfg = Config::default();
+        cfg.mapping.entry_bytes = 9;
+        cfg.mapping.cached_table_bytes = 9_000;
+        let part = |cfg: &Config| estimate(cfg).parts.into_iter().find(|p| p.name == "cached mapping table");
+        // 1,000 entries: 2,048 slots and at most 2,064 queued positions, 8 bytes each.
+        assert_eq!(part(&cfg).map(|p| p.bytes), Some((2_048 + 2_064) * 8));
+        assert_eq!(crate::controller::cmt::Cmt::new(1_000).unwrap().slots_len(), 2_048);
+        // A cache larger than the logical space is sized to it.
+        cfg.mapping.cached_table_bytes = 1 << 40;
+        let logical = cfg.capacity().logical_pages;
+        let slots = (2 * logical).next_power_of_two();
+        assert_eq!(part(&cfg).map(|p| p.bytes), Some((slots + 2 * logical + 64) * 8));
+        cfg.mapping.cached_table_bytes = 0;
+        assert_eq!(part(&cfg), None);
     }
 
     #[test]
