@@ -319,7 +319,9 @@ impl Simulator<'_> {
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
-        let foreground = self.writes_wait_for_blocks(die);
+        // Whether GC goes ahead of host writes matters only when GC has work queued here.
+        let foreground =
+            !self.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
         let ahead = self.jobs_ahead_of_reads > 0
             && self.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
         let order = if ahead {
@@ -347,7 +349,8 @@ impl Simulator<'_> {
         let class = self.txns.get(queue[0]).kind.op();
         let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 0, txns: [0; MAX_PLANES] };
         let mut seen: u32 = 0;
-        let mut taken = [0usize; MAX_PLANES];
+        // Positions in the queue, which is scanned no further than 4 x MAX_PLANES.
+        let mut taken = [0u8; MAX_PLANES];
         let scan = queue.len().min(4 * ppd as usize);
         for (i, &id) in queue.iter().take(scan).enumerate() {
             let t = self.txns.get(id);
@@ -358,7 +361,7 @@ impl Simulator<'_> {
             seen |= bit;
             if t.kind.op() == class && (class != OpClass::Program || self.next_to_program(t.ppn)) {
                 op.txns[op.n] = id;
-                taken[op.n] = i;
+                taken[op.n] = i as u8;
                 op.n += 1;
                 if op.n == ppd as usize {
                     break;
@@ -367,7 +370,7 @@ impl Simulator<'_> {
         }
         let queue = &mut self.dies[die as usize].queues[qc as usize];
         for &i in taken[..op.n].iter().rev() {
-            queue.remove(i);
+            queue.remove(i as usize);
         }
         if op.n > 1 {
             self.counters.multiplane_ops += 1;
