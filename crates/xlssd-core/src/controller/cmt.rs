@@ -60,10 +60,22 @@ pub struct Cmt {
     order: VecDeque<(u32, u32)>,
 }
 
+/// Slots of the table of a cache of `capacity` entries: a power of two at least twice as
+/// many, so that probe runs stay short.
+pub fn slots_for(capacity: usize) -> usize {
+    (2 * capacity).next_power_of_two().max(16)
+}
+
+/// Positions the recency queue may hold for a cache of `capacity` entries before it is
+/// compacted.
+pub fn max_queued(capacity: usize) -> usize {
+    2 * capacity + 64
+}
+
 impl Cmt {
     pub fn new(capacity_entries: u64) -> crate::error::Result<Cmt> {
         let capacity = capacity_entries.clamp(1, 1 << 31) as usize;
-        let size = (2 * capacity).next_power_of_two().max(16);
+        let size = slots_for(capacity);
         let mut slots = crate::limits::alloc::zeroed(size, "cached mapping table")?;
         crate::limits::alloc::advise_huge_pages(&mut slots);
         Ok(Cmt {
@@ -204,7 +216,7 @@ impl Cmt {
 
     /// Drops stale positions so that the order queue stays proportional to the cache.
     fn compact_if_needed(&mut self) {
-        if self.order.len() > 2 * self.capacity + 64 {
+        if self.order.len() > max_queued(self.capacity) {
             let mut order = std::mem::take(&mut self.order);
             order.retain(|&(l, s)| self.find(l).is_some_and(|i| self.slots[i].stamp() == s));
             self.order = order;

@@ -73,6 +73,17 @@ pub struct MappingConfig {
     pub unit_bytes: u32,
 }
 
+impl MappingConfig {
+    /// Entries of the cached mapping table (0: no cache): as many as its bytes hold, and no
+    /// more than there are logical pages (a larger cache holds them all and behaves the same).
+    pub fn cached_entries(&self, logical_pages: u64) -> u64 {
+        if self.cached_table_bytes == 0 {
+            return 0;
+        }
+        (self.cached_table_bytes / self.entry_bytes.max(1) as u64).clamp(1, logical_pages.max(1))
+    }
+}
+
 impl Default for MappingConfig {
     fn default() -> Self {
         MappingConfig { cached_table_bytes: 0, entry_bytes: 8, unit_bytes: 0 }

@@ -367,11 +367,7 @@ impl<'s> Simulator<'s> {
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
-        // A cache larger than the logical space holds all of it: sized to that, it behaves
-        // the same and its table does not grow with a setting past the point.
-        let cmt = (cfg.mapping.cached_table_bytes > 0)
-            .then(|| Cmt::new((cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes as u64).min(logical_pages)))
-            .transpose()?;
+        let cmt = (cfg.mapping.cached_table_bytes > 0).then(|| Cmt::new(cfg.mapping.cached_entries(logical_pages))).transpose()?;
         let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {

@@ -207,9 +207,7 @@ impl Simulator<'_> {
             pe: rel.state.wear[block] as f64,
             retention_h: rel.state.age_h(ppn, clock_h),
             weighted_reads: rel.state.reads[block] as f64,
-            // A page never programmed in the run (a materialised one) was written before it,
-            // as the scheme programs its pages.
-            algorithm: rel.state.programmed_algorithm(ppn).unwrap_or_else(|| self.page_algorithm(ppn)),
+            algorithm: self.written_algorithm(ppn),
             mode: rel.state.mode(ppn),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
@@ -282,6 +280,14 @@ impl Simulator<'_> {
         self.page_algorithm(ppn).relative_power()
     }
 
+    /// The algorithm a page's data was written with: as recorded when it was programmed, or,
+    /// for a page never programmed in the run (a materialised one, written before it), the
+    /// one the scheme programs it with.
+    fn written_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
+        let programmed = self.rel.as_ref().and_then(|r| r.state.programmed_algorithm(ppn));
+        programmed.unwrap_or_else(|| self.page_algorithm(ppn))
+    }
+
     /// The programming algorithm of a page: the scheme's, or the configured one.
     pub(super) fn page_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
         let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.algorithm(ppn) } else { None };
@@ -340,8 +346,7 @@ impl Simulator<'_> {
             CodeStrength::Fixed(t) => return t,
             CodeStrength::Uber(u) => u,
         };
-        let programmed = self.rel.as_ref().expect("reliability is on").state.programmed_algorithm(ppn);
-        let alg = programmed.unwrap_or_else(|| self.page_algorithm(ppn));
+        let alg = self.written_algorithm(ppn);
         let rel = self.rel.as_mut().expect("reliability is on");
         let wear = rel.state.wear[self.geo.block_of(ppn) as usize].max(0.0) as u32;
         let key = (alg as u8, wear, uber.to_bits());

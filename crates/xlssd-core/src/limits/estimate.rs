@@ -85,10 +85,10 @@ pub fn estimate(cfg: &Config) -> Estimate {
             }
         }
     }
-    if cfg.mapping.cached_table_bytes > 0 {
-        let entries = (cfg.mapping.cached_table_bytes / cfg.mapping.entry_bytes.max(1) as u64).clamp(1, c.logical_pages.max(1));
-        let slots = (2 * entries).next_power_of_two().max(16);
-        parts.push(Part { name: "cached mapping table", bytes: (slots + 2 * entries + 64) * CMT_SLOT_BYTES });
+    let cached = cfg.mapping.cached_entries(c.logical_pages) as usize;
+    if cached > 0 {
+        use crate::controller::cmt::{max_queued, slots_for};
+        parts.push(Part { name: "cached mapping table", bytes: (slots_for(cached) + max_queued(cached)) as u64 * CMT_SLOT_BYTES });
     }
     if cfg.ftl.placement_handles > 0 {
         parts.push(Part { name: "placement handle per logical page", bytes: c.logical_pages * HANDLE_BYTES_PER_UNIT });

@@ -90,10 +90,6 @@ impl DeviceState {
         self.pages[ppn as usize] ^ (self.wear[block as usize].to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
     }
 
-    pub fn algorithm(&self, ppn: Ppn, default: Ispp) -> Ispp {
-        self.programmed_algorithm(ppn).unwrap_or(default)
-    }
-
     /// The algorithm a page was programmed with, if it was programmed since its erase.
     pub fn programmed_algorithm(&self, ppn: Ppn) -> Option<Ispp> {
         match (self.pages[ppn as usize] >> 32) as u8 {
