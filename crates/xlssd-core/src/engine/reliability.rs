@@ -155,7 +155,7 @@ impl Simulator<'_> {
         let block = self.geo.block_of(ppn);
         let age = state.age_h(ppn, self.retention_clock_h());
         let z = page_normal(state.write_key(ppn, block));
-        Some(model.need(state.wear[block as usize] as f64, age, z, rber))
+        Some(model.need(state.blocks[block as usize].wear as f64, age, z, rber))
     }
 
     /// The read transaction `id`'s current attempt as the schemes see it, its page's RBER
@@ -204,9 +204,9 @@ impl Simulator<'_> {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let block = self.geo.block_of(ppn) as usize;
         let page = PageHistory {
-            pe: rel.state.wear[block] as f64,
+            pe: rel.state.blocks[block].wear as f64,
             retention_h: rel.state.age_h(ppn, clock_h),
-            weighted_reads: rel.state.reads[block] as f64,
+            weighted_reads: rel.state.blocks[block].reads as f64,
             algorithm: self.written_algorithm(ppn),
             mode: rel.state.mode(ppn),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
@@ -253,7 +253,7 @@ impl Simulator<'_> {
         let read_mode = if self.hooks.has(Hook::ProgramMode) { self.scheme.read_mode(block) } else { 0 };
         let w = self.cfg.physics.read_disturbance.weight(page_type, read_mode) as f32;
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.reads[block as usize] += w;
+            rel.state.blocks[block as usize].reads += w;
         }
     }
 
@@ -265,7 +265,7 @@ impl Simulator<'_> {
         if self.cfg.physics.model == ModelKind::None {
             return 1.0;
         }
-        let wear = rel.state.wear[self.geo.block_of(ppn) as usize] as f64;
+        let wear = rel.state.blocks[self.geo.block_of(ppn) as usize].wear as f64;
         let speedup = self.cfg.physics.program_speedup_at_100k;
         crate::physics::ispp::program_us(self.page_algorithm(ppn), wear, speedup)
             / crate::physics::Ispp::Sv.program_us_at_cycle_1()
@@ -348,7 +348,7 @@ impl Simulator<'_> {
         };
         let alg = self.written_algorithm(ppn);
         let rel = self.rel.as_mut().expect("reliability is on");
-        let wear = rel.state.wear[self.geo.block_of(ppn) as usize].max(0.0) as u32;
+        let wear = rel.state.blocks[self.geo.block_of(ppn) as usize].wear.max(0.0) as u32;
         let key = (alg as u8, wear, uber.to_bits());
         if let Some(&t) = rel.t_cache.get(&key) {
             return t;
@@ -572,7 +572,11 @@ impl Simulator<'_> {
         } else {
             rel.stats.retries.record(steps as u64 * 1000, 0);
         }
-        if let Some(first) = rel.first_failure.remove(&id) {
+        // Only a read that was retried has its first failure on record (a failure at the
+        // first attempt is what moves it past that attempt).
+        let first_failure = if steps > 0 { rel.first_failure.remove(&id) } else { None };
+        debug_assert!(steps > 0 || !rel.first_failure.contains_key(&id));
+        if let Some(first) = first_failure {
             if t.kind == TxnKind::HostRead {
                 rel.stats.retry_ns += at - first;
             }
@@ -611,7 +615,7 @@ impl Simulator<'_> {
         if when == Probe::Idle {
             return None;
         }
-        let page = PageHistory { pe: rel.state.wear[block as usize] as f64, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(self.cfg.physics.algorithm) };
+        let page = PageHistory { pe: rel.state.blocks[block as usize].wear as f64, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(self.cfg.physics.algorithm) };
         Some(self.history_rber(block, &page))
     }
 
@@ -652,7 +656,10 @@ impl Simulator<'_> {
         let clock_h = self.retention_clock_h() + after_h;
         let lpns = self.payload.as_ref().map(|p| p.lpns()).unwrap_or(0..0);
         for lpn in lpns {
-            crate::interrupt::poll()?;
+            // The clock is read only now and then: this loop is cheap per page.
+            if lpn % 4096 == 0 {
+                crate::interrupt::poll()?;
+            }
             let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },

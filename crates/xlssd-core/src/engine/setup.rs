@@ -67,7 +67,9 @@ impl Simulator<'_> {
         }
         let mode = self.cfg.physics.program_mode;
         for block in 0..self.geo.blocks {
-            interrupt::poll()?;
+            if block as usize % POLL_EVERY == 0 {
+                interrupt::poll()?;
+            }
             if self.blocks.is_closed(block) {
                 for page in 0..self.geo.pages_per_block {
                     let ppn = self.geo.ppn(block, page);
@@ -104,7 +106,7 @@ impl Simulator<'_> {
             .max(0.0);
             self.blocks.erase_count[b] = pe as u32;
             if let Some(rel) = self.rel.as_mut() {
-                rel.state.wear[b] = pe as f32;
+                rel.state.blocks[b].wear = pe as f32;
             }
         }
         Ok(())

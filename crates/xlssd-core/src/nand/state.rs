@@ -7,11 +7,23 @@
 use crate::nand::Ppn;
 use crate::physics::{Ispp, ProgramMode};
 
+/// The state of a block a read consults, side by side: a read of a page at random then
+/// misses the cache once for its block, not once per field.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct BlockWear {
+    /// Effective P/E cycles (a cycle can count less than one, seed 000 Eq. 10).
+    pub wear: f32,
+    /// Reads since the last erase, weighted by page type and read mode (seed 003).
+    pub reads: f32,
+}
+
+// SAFETY: two `f32`s, for which all-zero bytes are 0.0.
+unsafe impl crate::limits::alloc::Zeroable for BlockWear {}
+
 pub struct DeviceState {
-    /// Effective P/E cycles per block (a cycle can count less than one, seed 000 Eq. 10).
-    pub wear: Vec<f32>,
-    /// Reads since the last erase per block, weighted by page type and read mode (seed 003).
-    pub reads: Vec<f32>,
+    /// Wear and reads per block.
+    pub blocks: Vec<BlockWear>,
     /// Pages programmed in each block since its erase, which orders its programs.
     programs: Vec<u16>,
     /// Per page, packed in one word so that a read touches one cache line of page state:
@@ -35,8 +47,7 @@ impl DeviceState {
     pub fn new(blocks: u32, pages: Ppn) -> crate::error::Result<DeviceState> {
         use crate::limits::alloc::zeroed;
         Ok(DeviceState {
-            wear: zeroed(blocks as usize, "block physics")?,
-            reads: zeroed(blocks as usize, "block physics")?,
+            blocks: zeroed(blocks as usize, "block physics")?,
             programs: zeroed(blocks as usize, "block physics")?,
             pages: zeroed(pages as usize, "page physics")?,
         })
@@ -53,8 +64,9 @@ impl DeviceState {
 
     /// Erases a block whose pages are `pages` (a range of page numbers).
     pub fn on_erase(&mut self, block: u32, pages: std::ops::Range<Ppn>, wear_increment: f32) {
-        self.wear[block as usize] += wear_increment;
-        self.reads[block as usize] = 0.0;
+        let b = &mut self.blocks[block as usize];
+        b.wear += wear_increment;
+        b.reads = 0.0;
         if std::mem::take(&mut self.programs[block as usize]) > 0 {
             self.pages[pages.start as usize..pages.end as usize].fill(0);
         }
@@ -87,7 +99,7 @@ impl DeviceState {
     /// A key that changes whenever the page is written again (its word of state and its
     /// block's wear), for per-write variation drawn by hashing.
     pub fn write_key(&self, ppn: Ppn, block: u32) -> u64 {
-        self.pages[ppn as usize] ^ (self.wear[block as usize].to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
+        self.pages[ppn as usize] ^ (self.blocks[block as usize].wear.to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
     }
 
     /// The algorithm a page was programmed with, if it was programmed since its erase.

@@ -9,17 +9,46 @@ const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 const MAX_SEQ: u64 = (1 << (64 - SLOT_BITS)) - 1;
 
+/// Bucket width of the wheel: 2^10 ns, about a microsecond, so that a bucket rarely holds
+/// more than a couple of events.
+const WIDTH_BITS: u32 = 10;
+/// Buckets of the wheel: 8,192 of a microsecond each see 8.4 ms ahead, past a block erase;
+/// later events wait in an overflow heap until the wheel reaches them.
+const BUCKET_BITS: u32 = 13;
+const BUCKETS: usize = 1 << BUCKET_BITS;
+const WORDS: usize = BUCKETS / 64;
+const SPAN: Time = (BUCKETS as Time) << WIDTH_BITS;
+const NIL: u32 = u32::MAX;
+
 /// Future events in time order, ties broken by insertion order.
 ///
-/// The heap holds only 16-byte keys (time in the high half, then sequence and slot); the
-/// events wait in slots beside it, so a sift moves keys, not events. Events scheduled
+/// Every event has a 16-byte key (time in the high half, then insertion sequence and the
+/// slot holding the event), and the queue gives out the smallest key first. Events due
+/// within [`SPAN`] of the current bucket wait on a timing wheel: one bucket per
+/// microsecond, each an unsorted list of slots, with a two-level bitmap of the buckets
+/// that hold any. Taking the next event finds the first such bucket from the current one
+/// and the smallest key in it; scheduling one links it into its bucket. Both cost the same
+/// whatever the number pending, where a binary heap pays a sift of its depth. Events due
+/// later wait in an overflow heap and move onto the wheel as it turns. Events scheduled
 /// through [`EventQueue::schedule_ordered`] (a source whose times never decrease, such as
-/// host arrivals) wait in a FIFO instead and never enter the heap; they are merged with it
-/// by the same keys, so the order is exactly that of a single queue.
+/// host arrivals) wait in a FIFO instead; all three are merged by the same keys, so the
+/// order is exactly that of a single sorted queue.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<u128>>,
     slots: Vec<Option<E>>,
+    /// Per slot: its event's key, and the next slot of the same bucket.
+    keys: Vec<u128>,
+    next: Vec<u32>,
     free_slots: Vec<u32>,
+    /// Per bucket: its first slot.
+    heads: Vec<u32>,
+    /// Buckets holding an event, and words of that map holding a set bit.
+    occupied: [u64; WORDS],
+    occupied_words: [u64; WORDS.div_ceil(64)],
+    on_wheel: usize,
+    /// Start of the bucket holding `now`: the wheel holds events due in
+    /// `[base, base + SPAN)`, the overflow heap those due later.
+    base: Time,
+    overflow: BinaryHeap<Reverse<u128>>,
     ordered: VecDeque<(u128, E)>,
     next_seq: u64,
     now: Time,
@@ -36,12 +65,44 @@ fn key_time(key: u128) -> Time {
     (key >> 64) as Time
 }
 
+fn key_slot(key: u128) -> u32 {
+    (key as u64 & SLOT_MASK) as u32
+}
+
+fn bucket_of(time: Time) -> usize {
+    (time >> WIDTH_BITS) as usize & (BUCKETS - 1)
+}
+
+/// Where the smallest key on the wheel is: its bucket, its slot, and the slot before it
+/// in the bucket's list (`NIL` when it is the first).
+#[derive(Clone, Copy)]
+struct Found {
+    key: u128,
+    bucket: usize,
+    slot: u32,
+    prev: u32,
+}
+
+/// Where the next event comes from.
+enum Source {
+    Wheel(Found),
+    Overflow(u128),
+    Ordered,
+}
+
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
             slots: Vec::with_capacity(1024),
+            keys: Vec::with_capacity(1024),
+            next: Vec::with_capacity(1024),
             free_slots: Vec::new(),
+            heads: vec![NIL; BUCKETS],
+            occupied: [0; WORDS],
+            occupied_words: [0; WORDS.div_ceil(64)],
+            on_wheel: 0,
+            base: 0,
+            overflow: BinaryHeap::new(),
             ordered: VecDeque::new(),
             next_seq: 0,
             now: 0,
@@ -60,11 +121,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ordered.len()
+        self.on_wheel + self.overflow.len() + self.ordered.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.ordered.is_empty()
+        self.len() == 0
     }
 
     /// The key of an event at `time` (not before now), taking the next sequence number.
@@ -89,11 +150,18 @@ impl<E> EventQueue<E> {
                 let s = self.slots.len() as u32;
                 assert!((s as u64) <= SLOT_MASK, "more than {SLOT_MASK} events pending at once");
                 self.slots.push(Some(event));
+                self.keys.push(0);
+                self.next.push(NIL);
                 s
             }
         };
         let key = self.key(time, slot);
-        self.push(key);
+        self.keys[slot as usize] = key;
+        if key_time(key) < self.base + SPAN {
+            self.link(slot, key_time(key));
+        } else {
+            self.overflow.push(Reverse(key));
+        }
     }
 
     /// Schedules `event` `delay` ns from now.
@@ -103,7 +171,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`, no earlier than the previous event scheduled this way
-    /// that is still pending. Such events bypass the heap.
+    /// that is still pending. Such events bypass the wheel.
     pub fn schedule_ordered(&mut self, time: Time, event: E) {
         let key = self.key(time, 0);
         assert!(
@@ -115,9 +183,10 @@ impl<E> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        match (self.heap.peek().map(|r| r.0), self.ordered.front()) {
-            (Some(h), Some(&(o, _))) => Some(key_time(h.min(o))),
-            (Some(h), None) => Some(key_time(h)),
+        let wheel = self.wheel_min().map(|f| f.key).or_else(|| self.overflow.peek().map(|r| r.0));
+        match (wheel, self.ordered.front()) {
+            (Some(w), Some(&(o, _))) => Some(key_time(w.min(o))),
+            (Some(w), None) => Some(key_time(w)),
             (None, Some(&(o, _))) => Some(key_time(o)),
             (None, None) => None,
         }
@@ -126,33 +195,138 @@ impl<E> EventQueue<E> {
     /// Takes the next event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let from_ordered = match (self.heap.peek(), self.ordered.front()) {
-            (Some(&Reverse(h)), Some(&(o, _))) => o < h,
-            (None, Some(_)) => true,
-            (_, None) => false,
+        // The wheel's events come before the overflow's, all of which are due later.
+        let timed = match self.wheel_min() {
+            Some(f) => Some((f.key, Source::Wheel(f))),
+            None => self.overflow.peek().map(|&Reverse(k)| (k, Source::Overflow(k))),
         };
-        let (key, event) = if from_ordered {
-            self.ordered.pop_front()?
-        } else {
-            let key = self.pop_min()?;
-            let slot = (key as u64 & SLOT_MASK) as u32;
-            let event = self.slots[slot as usize].take().expect("a heap key names an occupied slot");
-            self.free_slots.push(slot);
-            (key, event)
+        let source = match (timed, self.ordered.front()) {
+            (Some((k, _)), Some(&(o, _))) if o < k => Source::Ordered,
+            (Some((_, s)), _) => s,
+            (None, Some(_)) => Source::Ordered,
+            (None, None) => return None,
+        };
+        let (key, event) = match source {
+            Source::Ordered => self.ordered.pop_front()?,
+            Source::Wheel(f) => {
+                self.unlink(f);
+                (f.key, self.take_slot(f.slot))
+            }
+            Source::Overflow(k) => {
+                self.overflow.pop();
+                (k, self.take_slot(key_slot(k)))
+            }
         };
         self.now = key_time(key);
         self.popped += 1;
+        self.turn_to(self.now);
         Some((self.now, event))
     }
 
-    #[inline]
-    fn push(&mut self, key: u128) {
-        self.heap.push(Reverse(key));
+    fn take_slot(&mut self, slot: u32) -> E {
+        let event = self.slots[slot as usize].take().expect("a key names an occupied slot");
+        self.free_slots.push(slot);
+        event
     }
 
+    /// Puts `slot`, due at `time` within the wheel's span, into its bucket.
     #[inline]
-    fn pop_min(&mut self) -> Option<u128> {
-        self.heap.pop().map(|Reverse(k)| k)
+    fn link(&mut self, slot: u32, time: Time) {
+        debug_assert!(time >= self.base && time < self.base + SPAN);
+        let b = bucket_of(time);
+        self.next[slot as usize] = self.heads[b];
+        self.heads[b] = slot;
+        self.occupied[b / 64] |= 1 << (b % 64);
+        self.occupied_words[b / 4096] |= 1 << ((b / 64) % 64);
+        self.on_wheel += 1;
+    }
+
+    fn unlink(&mut self, f: Found) {
+        let after = self.next[f.slot as usize];
+        if f.prev == NIL {
+            self.heads[f.bucket] = after;
+        } else {
+            self.next[f.prev as usize] = after;
+        }
+        if self.heads[f.bucket] == NIL {
+            let w = f.bucket / 64;
+            self.occupied[w] &= !(1 << (f.bucket % 64));
+            if self.occupied[w] == 0 {
+                self.occupied_words[w / 64] &= !(1 << (w % 64));
+            }
+        }
+        self.on_wheel -= 1;
+    }
+
+    /// The first bucket holding an event, from the current one on, round the wheel.
+    fn first_bucket(&self) -> Option<usize> {
+        if self.on_wheel == 0 {
+            return None;
+        }
+        let cur = bucket_of(self.base);
+        let w = cur / 64;
+        let here = self.occupied[w] & (!0u64 << (cur % 64));
+        if here != 0 {
+            return Some(w * 64 + here.trailing_zeros() as usize);
+        }
+        // The words after this one, then from the start: word `w` itself comes last, when
+        // only its buckets before `cur` (the end of the span) can hold events.
+        let word = self.first_word(w + 1).or_else(|| self.first_word(0)).expect("the wheel holds an event");
+        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
+    }
+
+    /// The first word of the bucket map at or after `from` with a bucket in use.
+    fn first_word(&self, from: usize) -> Option<usize> {
+        let mut i = from / 64;
+        let mut mask = if from < WORDS { !0u64 << (from % 64) } else { 0 };
+        while i < self.occupied_words.len() {
+            let bits = self.occupied_words[i] & mask;
+            if bits != 0 {
+                return Some(i * 64 + bits.trailing_zeros() as usize);
+            }
+            i += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    /// The smallest key on the wheel: the smallest of its first occupied bucket, whose
+    /// events all come before any other bucket's.
+    #[inline]
+    fn wheel_min(&self) -> Option<Found> {
+        let bucket = self.first_bucket()?;
+        let mut slot = self.heads[bucket];
+        let mut best = Found { key: self.keys[slot as usize], bucket, slot, prev: NIL };
+        let mut prev = slot;
+        slot = self.next[slot as usize];
+        while slot != NIL {
+            let key = self.keys[slot as usize];
+            if key < best.key {
+                best = Found { key, bucket, slot, prev };
+            }
+            prev = slot;
+            slot = self.next[slot as usize];
+        }
+        Some(best)
+    }
+
+    /// Moves the wheel to the bucket of `now`, taking on the overflow's events that are
+    /// now within its span.
+    #[inline]
+    fn turn_to(&mut self, now: Time) {
+        let base = now & !((1 << WIDTH_BITS) - 1);
+        if base == self.base {
+            return;
+        }
+        debug_assert!(base > self.base);
+        self.base = base;
+        while let Some(&Reverse(k)) = self.overflow.peek() {
+            if key_time(k) >= self.base + SPAN {
+                break;
+            }
+            self.overflow.pop();
+            self.link(key_slot(k), key_time(k));
+        }
     }
 }
 
@@ -224,7 +398,33 @@ mod tests {
     }
 
     #[test]
-    fn ordered_events_merge_with_the_heap_by_time_then_insertion_order() {
+    fn events_at_the_edge_of_the_wheel_and_beyond_come_out_in_order() {
+        // Around the wheel's span (8,192 buckets of 1,024 ns), past it (the overflow), and
+        // scheduled again once the wheel has turned so that their buckets wrap round.
+        let span = (1u64 << 13) << 10;
+        let mut q = EventQueue::new();
+        let times = [span + 1, span - 1, 3 * span, span, 0, 1023, 1024, 2 * span - 1];
+        for (i, &t) in times.iter().enumerate() {
+            q.schedule(t, i);
+        }
+        assert_eq!(q.pop(), Some((0, 4)));
+        assert_eq!(q.pop(), Some((1023, 5)));
+        assert_eq!(q.pop(), Some((1024, 6)));
+        assert_eq!(q.pop(), Some((span - 1, 1)));
+        // The wheel now starts a bucket before `span`: these land in buckets before its own.
+        q.schedule(span - 1 + 5_000, 10);
+        q.schedule(span + 3_000_000, 11);
+        q.schedule(span, 12);
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            rest,
+            vec![(span, 3), (span, 12), (span + 1, 0), (span + 4_999, 10), (span + 3_000_000, 11), (2 * span - 1, 7), (3 * span, 2)]
+        );
+        assert_eq!(q.len(), 0);
+    }
+
+    #[test]
+    fn ordered_events_merge_with_the_timed_ones_by_time_then_insertion_order() {
         let mut q = EventQueue::new();
         q.schedule_ordered(10, "o1");
         q.schedule(10, "h1");
