@@ -17,7 +17,7 @@ use crate::ecc::ldpc::Stage;
 use crate::nand::state::DeviceState;
 use crate::physics::vth::Disturbers;
 use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
-use crate::physics::{ModelKind, PageHistory, RberModel, MAX_RBER};
+use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
 use crate::techniques::{Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict};
@@ -91,6 +91,9 @@ pub(super) struct Reliability {
     first_failure: FxHashMap<u32, Time>,
     /// The retry-table model, when `physics.read_retry.enabled`.
     pub retry: Option<ReadRetryModel>,
+    /// The last program-time factor worked out, by (wear's bits, algorithm): blocks share
+    /// a few wear values, and the factor costs a logarithm.
+    program_factor: std::cell::Cell<(u32, Option<Ispp>, f64)>,
 }
 
 impl Reliability {
@@ -118,6 +121,7 @@ impl Reliability {
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
             retry: cfg.physics.read_retry.enabled.then(|| ReadRetryModel::new(cfg.physics.read_retry.clone())),
+            program_factor: std::cell::Cell::new((0, None, 0.0)),
         }))
     }
 }
@@ -265,10 +269,17 @@ impl Simulator<'_> {
         if self.cfg.physics.model == ModelKind::None {
             return 1.0;
         }
-        let wear = rel.state.blocks[self.geo.block_of(ppn) as usize].wear as f64;
+        let wear = rel.state.blocks[self.geo.block_of(ppn) as usize].wear;
+        let algorithm = self.page_algorithm(ppn);
+        let (last_wear, last_algorithm, last) = rel.program_factor.get();
+        if last_wear == wear.to_bits() && last_algorithm == Some(algorithm) {
+            return last;
+        }
         let speedup = self.cfg.physics.program_speedup_at_100k;
-        crate::physics::ispp::program_us(self.page_algorithm(ppn), wear, speedup)
-            / crate::physics::Ispp::Sv.program_us_at_cycle_1()
+        let factor = crate::physics::ispp::program_us(algorithm, wear as f64, speedup)
+            / crate::physics::Ispp::Sv.program_us_at_cycle_1();
+        rel.program_factor.set((wear.to_bits(), Some(algorithm), factor));
+        factor
     }
 
     /// Program power of a page's algorithm relative to ISPP-SV's (seed 001 Sec. 2.2), which
