@@ -46,7 +46,7 @@ pub struct EventQueue<E> {
     occupied_words: [u64; WORDS.div_ceil(64)],
     on_wheel: usize,
     /// Start of the bucket holding `now`: the wheel holds events due in
-    /// `[base, base + SPAN)`, the overflow heap those due later.
+    /// `[base, base + SPAN)` (up to the end of time), the overflow heap those due later.
     base: Time,
     overflow: BinaryHeap<Reverse<u128>>,
     ordered: VecDeque<(u128, E)>,
@@ -157,7 +157,7 @@ impl<E> EventQueue<E> {
         };
         let key = self.key(time, slot);
         self.keys[slot as usize] = key;
-        if key_time(key) < self.base + SPAN {
+        if key_time(key) < self.base.saturating_add(SPAN) {
             self.link(slot, key_time(key));
         } else {
             self.overflow.push(Reverse(key));
@@ -232,7 +232,7 @@ impl<E> EventQueue<E> {
     /// Puts `slot`, due at `time` within the wheel's span, into its bucket.
     #[inline]
     fn link(&mut self, slot: u32, time: Time) {
-        debug_assert!(time >= self.base && time < self.base + SPAN);
+        debug_assert!(time >= self.base && time < self.base.saturating_add(SPAN));
         let b = bucket_of(time);
         self.next[slot as usize] = self.heads[b];
         self.heads[b] = slot;
@@ -321,7 +321,7 @@ impl<E> EventQueue<E> {
         debug_assert!(base > self.base);
         self.base = base;
         while let Some(&Reverse(k)) = self.overflow.peek() {
-            if key_time(k) >= self.base + SPAN {
+            if key_time(k) >= self.base.saturating_add(SPAN) {
                 break;
             }
             self.overflow.pop();
@@ -421,6 +421,24 @@ mod tests {
             vec![(span, 3), (span, 12), (span + 1, 0), (span + 4_999, 10), (span + 3_000_000, 11), (2 * span - 1, 7), (3 * span, 2)]
         );
         assert_eq!(q.len(), 0);
+    }
+
+    #[test]
+    fn events_near_the_end_of_time_come_out_in_order() {
+        // Runs stop at 2^62 ns, but the queue itself takes any time: the wheel's span must
+        // not wrap round past the largest.
+        let end = Time::MAX;
+        let mut q = EventQueue::new();
+        q.schedule(end - 10, "a");
+        q.schedule(end, "c");
+        q.schedule(5, "first");
+        assert_eq!(q.pop(), Some((5, "first")));
+        assert_eq!(q.pop(), Some((end - 10, "a")));
+        q.schedule(end - 3, "b");
+        q.schedule(end, "d");
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(rest, vec!["b", "c", "d"]);
+        assert_eq!(q.now(), end);
     }
 
     #[test]
