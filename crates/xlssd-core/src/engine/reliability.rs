@@ -668,7 +668,7 @@ impl Simulator<'_> {
         let lpns = self.payload.as_ref().map(|p| p.lpns()).unwrap_or(0..0);
         for lpn in lpns {
             // The clock is read only now and then: this loop is cheap per page.
-            if lpn % 4096 == 0 {
+            if lpn.is_multiple_of(4096) {
                 crate::interrupt::poll()?;
             }
             let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));

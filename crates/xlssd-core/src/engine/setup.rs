@@ -67,7 +67,7 @@ impl Simulator<'_> {
         }
         let mode = self.cfg.physics.program_mode;
         for block in 0..self.geo.blocks {
-            if block as usize % POLL_EVERY == 0 {
+            if block.is_multiple_of(POLL_EVERY as u32) {
                 interrupt::poll()?;
             }
             if self.blocks.is_closed(block) {
