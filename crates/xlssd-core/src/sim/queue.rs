@@ -30,15 +30,14 @@ const MAX_WALK: usize = 16;
 /// within [`SPAN`] of the current bucket wait on a timing wheel: one bucket per
 /// microsecond, each a list of slots sorted by key, with a two-level bitmap of the buckets
 /// that hold any. Taking the next event finds the first such bucket from the current one
-/// and takes the head of its list; scheduling one links it into its bucket, at the tail
-/// when its key is the largest there, as it nearly always is (a burst of events due at the
-/// same time comes in insertion order); one whose place is far down a crowded list waits
-/// in a heap set aside. Both cost the same whatever the number pending, where a binary
-/// heap pays a sift of its depth. Events due
-/// later wait in an overflow heap and move onto the wheel as it turns. Events scheduled
-/// through [`EventQueue::schedule_ordered`] (a source whose times never decrease, such as
-/// host arrivals) wait in a FIFO instead; all are merged by the same keys, so the
-/// order is exactly that of a single sorted queue.
+/// and takes the head of its list. Scheduling one links it into its bucket, at the tail
+/// when its key is the largest there, as it nearly always is (a burst of events due at one
+/// time comes in insertion order); one whose place is far down a crowded list waits in a
+/// heap set aside. Neither costs more with more events pending, where a binary heap pays a
+/// sift of its depth. Events due later wait in an overflow heap and move onto the wheel as
+/// it turns. Events scheduled through [`EventQueue::schedule_ordered`] (a source whose
+/// times never decrease, such as host arrivals) wait in a FIFO. All are merged by the same
+/// keys, so the order is exactly that of a single sorted queue.
 pub struct EventQueue<E> {
     slots: Vec<Option<E>>,
     /// Per slot: its event's key, and the next slot of the same bucket.
