@@ -5,9 +5,12 @@
    64 GiB, arrivals 2-20 us apart, seed 42) on the `mqsim-default` preset;
 2. replay with physics: the same with the power-law RBER model and the LDPC read path on a
    device aged to 3,000 P/E cycles holding year-old data;
-3. precondition: bringing `mqsim-default` (512 GiB raw) to 70% occupancy in steady state,
+3. bursts: 1,000 random 16 MiB reads of unwritten data served as zeros from DRAM on the
+   `tiny` preset, each 4,096 page completions due at one time, for the event queue's
+   crowded buckets (a queue whose cost grows with the events due together shows here);
+4. precondition: bringing `mqsim-default` (512 GiB raw) to 70% occupancy in steady state,
    then one request, to measure preconditioning speed per TiB;
-4. ultra-large capacity: `ulc-61t-qlc` (64 TiB raw) preconditioned to 90% in steady state,
+5. ultra-large capacity: `ulc-61t-qlc` (64 TiB raw) preconditioned to 90% in steady state,
    then 1,000,000 random mixed 4 KiB requests (about a minute and 8 GiB of memory; skipped
    with `XLSSD_BENCH_SKIP_ULC=1` or on a machine with less than 12 GiB).
 
@@ -66,6 +69,11 @@ def main() -> None:
     print(f"replay   1M requests, physics and LDPC on:   {wall:.2f} s wall ({n / wall:,.0f} requests/s, "
           f"{(wall / base_wall - 1) * 100:+.0f}% time), simulation loop {r['sim']['wall_s']:.2f} s, "
           f"peak RSS {rss / 2**20:,.0f} MiB")
+
+    wall, rss, r = run_child(["run", "--preset", "tiny", "--set", 'host.unmapped_reads="zero"',
+                              "--workload", "rw=randread,bs=16m,n=1000"])
+    print(f"bursts   1,000 reads of 16 MiB from DRAM on tiny: {wall:.2f} s wall, {r['sim']['events']:,} events "
+          f"({r['sim']['events_per_s']:,.0f} events/s in the simulation loop)")
 
     wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--set", "precondition.occupancy=0.7",
                               "--set", "precondition.steady_state=true", "--workload", "n=1,iodepth=1"])
