@@ -367,7 +367,10 @@ impl<'s> Simulator<'s> {
 
         let entries_per_tpage = cap.entries_per_translation_page;
         let translation_pages = logical_pages.div_ceil(entries_per_tpage);
-        let cmt = (cfg.mapping.cached_table_bytes > 0).then(|| Cmt::new(cfg.mapping.cached_entries(logical_pages))).transpose()?;
+        let cmt = match cfg.mapping.cached_entries(logical_pages) {
+            0 => None,
+            entries => Some(Cmt::new(entries)?),
+        };
         let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {

@@ -93,8 +93,8 @@ struct Found {
 /// Where the next event comes from.
 enum Source {
     Wheel(Found),
-    Overflow(u128),
-    Aside(u128),
+    Overflow,
+    Aside,
     Ordered,
 }
 
@@ -193,51 +193,47 @@ impl<E> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        let wheel = self.wheel_min().map(|f| f.key).or_else(|| self.overflow.peek().map(|r| r.0));
-        let wheel = match (wheel, self.aside.peek()) {
-            (Some(w), Some(a)) => Some(w.min(a.0)),
-            (w, a) => w.or(a.map(|r| r.0)),
+        self.next_key().map(|(key, _)| key_time(key))
+    }
+
+    /// The smallest key pending, and where it waits.
+    #[inline]
+    fn next_key(&self) -> Option<(u128, Source)> {
+        // The wheel's events come before the overflow's, all of which are due later.
+        let mut next = match self.wheel_min() {
+            Some(f) => Some((f.key, Source::Wheel(f))),
+            None => self.overflow.peek().map(|&Reverse(k)| (k, Source::Overflow)),
         };
-        match (wheel, self.ordered.front()) {
-            (Some(w), Some(&(o, _))) => Some(key_time(w.min(o))),
-            (Some(w), None) => Some(key_time(w)),
-            (None, Some(&(o, _))) => Some(key_time(o)),
-            (None, None) => None,
+        if let Some(&Reverse(a)) = self.aside.peek() {
+            if next.as_ref().is_none_or(|&(k, _)| a < k) {
+                next = Some((a, Source::Aside));
+            }
         }
+        if let Some(&(o, _)) = self.ordered.front() {
+            if next.as_ref().is_none_or(|&(k, _)| o < k) {
+                next = Some((o, Source::Ordered));
+            }
+        }
+        next
     }
 
     /// Takes the next event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        // The wheel's events come before the overflow's, all of which are due later.
-        let mut timed = match self.wheel_min() {
-            Some(f) => Some((f.key, Source::Wheel(f))),
-            None => self.overflow.peek().map(|&Reverse(k)| (k, Source::Overflow(k))),
-        };
-        if let Some(&Reverse(a)) = self.aside.peek() {
-            if timed.as_ref().is_none_or(|&(k, _)| a < k) {
-                timed = Some((a, Source::Aside(a)));
-            }
-        }
-        let source = match (timed, self.ordered.front()) {
-            (Some((k, _)), Some(&(o, _))) if o < k => Source::Ordered,
-            (Some((_, s)), _) => s,
-            (None, Some(_)) => Source::Ordered,
-            (None, None) => return None,
-        };
-        let (key, event) = match source {
-            Source::Ordered => self.ordered.pop_front()?,
+        let (key, source) = self.next_key()?;
+        let event = match source {
+            Source::Ordered => self.ordered.pop_front().expect("the ordered queue's front").1,
             Source::Wheel(f) => {
                 self.unlink(f);
-                (f.key, self.take_slot(f.slot))
+                self.take_slot(f.slot)
             }
-            Source::Overflow(k) => {
+            Source::Overflow => {
                 self.overflow.pop();
-                (k, self.take_slot(key_slot(k)))
+                self.take_slot(key_slot(key))
             }
-            Source::Aside(k) => {
+            Source::Aside => {
                 self.aside.pop();
-                (k, self.take_slot(key_slot(k)))
+                self.take_slot(key_slot(key))
             }
         };
         self.now = key_time(key);
@@ -335,7 +331,7 @@ impl<E> EventQueue<E> {
     /// The first word of the bucket map at or after `from` with a bucket in use.
     fn first_word(&self, from: usize) -> Option<usize> {
         let mut i = from / 64;
-        let mut mask = if from < WORDS { !0u64 << (from % 64) } else { 0 };
+        let mut mask = !0u64 << (from % 64);
         while i < self.occupied_words.len() {
             let bits = self.occupied_words[i] & mask;
             if bits != 0 {
