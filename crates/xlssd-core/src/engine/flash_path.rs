@@ -291,8 +291,14 @@ impl Simulator<'_> {
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
             self.erases.stats.host_reads_meeting_erase += 1;
         }
-        if t.kind.op() == OpClass::Program {
-            self.queue_deferred_loop(t.ppn);
+        match t.kind.op() {
+            OpClass::Program => self.queue_deferred_loop(t.ppn),
+            OpClass::Read => {
+                if let Some(rel) = &self.rel {
+                    rel.state.prefetch_read(t.ppn, self.geo.block_of(t.ppn));
+                }
+            }
+            OpClass::Erase => {}
         }
         let id = self.txns.insert(t);
         let queue = t.kind.queue();

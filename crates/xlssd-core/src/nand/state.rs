@@ -90,6 +90,17 @@ impl DeviceState {
         (self.programmed(neighbour) && self.order(neighbour) > self.order(victim)).then(|| self.mode(neighbour))
     }
 
+    /// Starts fetching the state a read of `ppn` in `block` will consult when its sense
+    /// ends: both are random accesses into tables larger than the cache, and the read
+    /// waits in its die's queue and senses for tens of microseconds meanwhile.
+    #[inline]
+    pub fn prefetch_read(&self, ppn: Ppn, block: u32) {
+        if let (Some(page), Some(wear)) = (self.pages.get(ppn as usize), self.blocks.get(block as usize)) {
+            crate::sim::prefetch(page);
+            crate::sim::prefetch(wear);
+        }
+    }
+
     /// Hours the page's data has aged by the retention clock `clock_h`.
     pub fn age_h(&self, ppn: Ppn, clock_h: f64) -> f64 {
         let programmed = f32::from_bits(self.pages[ppn as usize] as u32);
