@@ -4,7 +4,10 @@
 1. replay: the 1,000,000-request trace of make_bench_trace.py (70% reads, random 4 KiB over
    64 GiB, arrivals 2-20 us apart, seed 42) on the `mqsim-default` preset;
 2. replay with physics: the same with the power-law RBER model and the LDPC read path on a
-   device aged to 3,000 P/E cycles holding year-old data;
+   device aged to 3,000 P/E cycles holding year-old data; its cost against the plain replay
+   as medians of five alternated runs of each, and (when valgrind is installed; skipped with
+   `XLSSD_BENCH_SKIP_INSTRUCTIONS=1`) as the instructions of each on the first 200,000
+   requests, which do not vary from run to run as wall times do;
 3. bursts: 1,000 random 16 MiB reads of unwritten data served as zeros from DRAM on the
    `tiny` preset, each 4,096 page completions due at one time, for the event queue's
    crowded buckets (a queue whose cost grows with the events due together shows here);
@@ -22,10 +25,13 @@ Benchmarks are never part of the test suite's pass or fail.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
-import resource
+import re
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -62,13 +68,13 @@ def main() -> None:
           f"simulation loop {r['sim']['wall_s']:.2f} s ({r['sim']['requests_per_s']:,.0f} requests/s, "
           f"{r['sim']['events_per_s']:,.0f} events/s), peak RSS {rss / 2**20:,.0f} MiB")
 
-    base_wall = wall
     physics = ["--set", 'physics.model="power-law"', "--set", 'ecc.scheme="ldpc"',
                "--set", "aging.initial_pe=3000", "--set", "aging.data_age_h=8760"]
-    wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--trace", str(TRACE), *physics])
-    print(f"replay   1M requests, physics and LDPC on:   {wall:.2f} s wall ({n / wall:,.0f} requests/s, "
-          f"{(wall / base_wall - 1) * 100:+.0f}% time), simulation loop {r['sim']['wall_s']:.2f} s, "
-          f"peak RSS {rss / 2**20:,.0f} MiB")
+    replay = ["run", "--preset", "mqsim-default", "--trace", str(TRACE)]
+    physics_on_against_off(replay, physics)
+    wall, rss, r = run_child([*replay, *physics])
+    print(f"replay   1M requests, physics and LDPC on:   {wall:.2f} s wall ({n / wall:,.0f} requests/s), "
+          f"simulation loop {r['sim']['wall_s']:.2f} s, peak RSS {rss / 2**20:,.0f} MiB")
 
     wall, rss, r = run_child(["run", "--preset", "tiny", "--set", 'host.unmapped_reads="zero"',
                               "--workload", "rw=randread,bs=16m,n=1000"])
@@ -91,6 +97,50 @@ def main() -> None:
     print(f"ulc-61t-qlc at 90% steady state, then 1M random mixed requests: {wall:.2f} s wall, set-up "
           f"{sim['setup_s']:.1f} s, then {sim['requests_per_s']:,.0f} requests per wall second, "
           f"peak RSS {rss / 2**30:.2f} GiB")
+
+
+PAIRS = 5
+"""Alternated runs of each side when the physics' cost is measured (the median of five)."""
+PREFIX = 200_000
+"""Requests of the trace whose instructions are counted (callgrind runs about 50x slower)."""
+
+
+def physics_on_against_off(replay: list[str], physics: list[str]) -> None:
+    """The physics' cost: the replay with physics off and on, alternated PAIRS times, wall
+    medians and their ratio; then, when valgrind is installed, the instructions each side runs
+    on the trace's first PREFIX requests, which do not vary from run to run as wall times do."""
+    off, on = [], []
+    for _ in range(PAIRS):
+        off.append(run_child(replay)[0])
+        on.append(run_child([*replay, *physics])[0])
+    pairs = sorted(b / a for a, b in zip(off, on))
+    print(f"physics  on/off, {PAIRS} alternated runs each: off {statistics.median(off):.3f} s, "
+          f"on {statistics.median(on):.3f} s (medians), on/off {statistics.median(on) / statistics.median(off):.3f} "
+          f"(pairs {pairs[0]:.3f} - {pairs[-1]:.3f})")
+    if os.environ.get("XLSSD_BENCH_SKIP_INSTRUCTIONS") == "1" or shutil.which("valgrind") is None:
+        print("physics  instructions: skipped (no valgrind on PATH, or XLSSD_BENCH_SKIP_INSTRUCTIONS=1)")
+        return
+    prefix = OUT / "bench-200k.trace"
+    if not prefix.exists():
+        with TRACE.open() as src, prefix.open("w") as dst:
+            dst.writelines(itertools.islice(src, PREFIX))
+    args = ["run", "--preset", "mqsim-default", "--trace", str(prefix)]
+    off_i, on_i = instructions(args), instructions([*args, *physics])
+    print(f"physics  instructions on the first {PREFIX:,} requests (callgrind, whole process): "
+          f"off {off_i / 1e9:.3f} G, on {on_i / 1e9:.3f} G, on/off {on_i / off_i:.3f}")
+
+
+def instructions(args: list[str]) -> int:
+    """Instructions the whole `xlssd ARGS` process runs, counted by callgrind."""
+    out = OUT / "callgrind.out"
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "xlssd",
+           *args, "--json", str(OUT / "report.json"), "--quiet"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    out.unlink(missing_ok=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"instruction count failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
 
 
 def _memory_bytes() -> int:
