@@ -33,6 +33,9 @@ pub struct DeviceState {
     /// order (which neighbours came later and disturbed it). A plain integer vector is
     /// allocated zeroed, so untouched pages cost no memory.
     pages: Vec<u64>,
+    /// Pages per block, as a divisor: a page's block tells whether its word can be other
+    /// than zero.
+    pages_per_block: strength_reduce::StrengthReducedU64,
 }
 
 fn code(a: Ispp) -> u8 {
@@ -46,11 +49,28 @@ fn code(a: Ispp) -> u8 {
 impl DeviceState {
     pub fn new(blocks: u32, pages: Ppn) -> crate::error::Result<DeviceState> {
         use crate::limits::alloc::zeroed;
+        assert!(blocks > 0 && pages % blocks as Ppn == 0, "{pages} pages do not fill {blocks} blocks evenly");
         Ok(DeviceState {
             blocks: zeroed(blocks as usize, "block physics")?,
             programs: zeroed(blocks as usize, "block physics")?,
             pages: zeroed(pages as usize, "page physics")?,
+            pages_per_block: strength_reduce::StrengthReducedU64::new(pages / blocks as Ppn),
         })
+    }
+
+    /// The page's word of state. A block with no program recorded since its erase has only
+    /// zero words (an erase clears them), so its pages are answered without reading the page
+    /// table: data laid down by preconditioning or materialised by a first read is read at
+    /// random places of a table far larger than the cache, its block's count from a table
+    /// a hundred times smaller.
+    #[inline]
+    fn word(&self, ppn: Ppn) -> u64 {
+        let block = (ppn / self.pages_per_block) as usize;
+        if self.programs[block] == 0 {
+            debug_assert_eq!(self.pages[ppn as usize], 0, "page {ppn} has state in a block with no program recorded");
+            return 0;
+        }
+        self.pages[ppn as usize]
     }
 
     pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
@@ -73,15 +93,15 @@ impl DeviceState {
     }
 
     fn programmed(&self, ppn: Ppn) -> bool {
-        (self.pages[ppn as usize] >> 32) as u8 != 0
+        (self.word(ppn) >> 32) as u8 != 0
     }
 
     pub fn mode(&self, ppn: Ppn) -> ProgramMode {
-        ProgramMode::from_index((self.pages[ppn as usize] >> 40) as u8 as usize)
+        ProgramMode::from_index((self.word(ppn) >> 40) as u8 as usize)
     }
 
     fn order(&self, ppn: Ppn) -> u16 {
-        (self.pages[ppn as usize] >> 48) as u16
+        (self.word(ppn) >> 48) as u16
     }
 
     /// Whether `neighbour` has been programmed since its erase, after `victim`; if so, in
@@ -91,35 +111,76 @@ impl DeviceState {
     }
 
     /// Starts fetching the state a read of `ppn` in `block` will consult when its sense
-    /// ends: both are random accesses into tables larger than the cache, and the read
-    /// waits in its die's queue and senses for tens of microseconds meanwhile.
+    /// ends: random accesses into tables larger than the cache, while the read waits in its
+    /// die's queue and senses for tens of microseconds. The page's word is fetched only
+    /// where it will be read (see [`Self::word`]).
     #[inline]
     pub fn prefetch_read(&self, ppn: Ppn, block: u32) {
-        if let (Some(page), Some(wear)) = (self.pages.get(ppn as usize), self.blocks.get(block as usize)) {
-            crate::sim::prefetch(page);
+        if let Some(wear) = self.blocks.get(block as usize) {
             crate::sim::prefetch(wear);
+        }
+        if self.programs.get(block as usize).is_some_and(|&n| n > 0) {
+            if let Some(page) = self.pages.get(ppn as usize) {
+                crate::sim::prefetch(page);
+            }
         }
     }
 
     /// Hours the page's data has aged by the retention clock `clock_h`.
     pub fn age_h(&self, ppn: Ppn, clock_h: f64) -> f64 {
-        let programmed = f32::from_bits(self.pages[ppn as usize] as u32);
+        let programmed = f32::from_bits(self.word(ppn) as u32);
         (clock_h - programmed as f64).max(0.0)
     }
 
     /// A key that changes whenever the page is written again (its word of state and its
     /// block's wear), for per-write variation drawn by hashing.
     pub fn write_key(&self, ppn: Ppn, block: u32) -> u64 {
-        self.pages[ppn as usize] ^ (self.blocks[block as usize].wear.to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
+        self.word(ppn) ^ (self.blocks[block as usize].wear.to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
     }
 
     /// The algorithm a page was programmed with, if it was programmed since its erase.
     pub fn programmed_algorithm(&self, ppn: Ppn) -> Option<Ispp> {
-        match (self.pages[ppn as usize] >> 32) as u8 {
+        match (self.word(ppn) >> 32) as u8 {
             1 => Some(Ispp::Sv),
             2 => Some(Ispp::Dv),
             3 => Some(Ispp::Rv),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGES_PER_BLOCK: Ppn = 4;
+
+    #[test]
+    fn a_page_reads_back_its_program_and_nothing_after_its_erase() {
+        let mut s = DeviceState::new(3, 3 * PAGES_PER_BLOCK).unwrap();
+        // Block 1 (pages 4..8): two programs in order.
+        s.on_program(5, 1, 10.0, Ispp::Dv, ProgramMode::from_index(1));
+        s.on_program(6, 1, 12.0, Ispp::Rv, ProgramMode::from_index(0));
+        assert_eq!(s.programmed_algorithm(5), Some(Ispp::Dv));
+        assert_eq!(s.programmed_algorithm(6), Some(Ispp::Rv));
+        assert_eq!(s.mode(5).index(), 1);
+        assert_eq!(s.age_h(5, 15.0), 5.0);
+        assert_eq!(s.age_h(6, 15.0), 3.0);
+        // Page 6 came after page 5 in the block's program order, not the other way.
+        assert!(s.later_program(5, 6).is_some());
+        assert!(s.later_program(6, 5).is_none());
+        // Unprogrammed pages, in the same block and in the blocks either side of it.
+        for ppn in [0, 3, 4, 7, 8, 11] {
+            assert_eq!(s.programmed_algorithm(ppn), None, "page {ppn}");
+            assert_eq!(s.age_h(ppn, 15.0), 15.0, "page {ppn}");
+        }
+        s.on_erase(1, 4..8, 1.0);
+        assert_eq!(s.programmed_algorithm(5), None);
+        assert_eq!(s.age_h(5, 15.0), 15.0);
+        assert_eq!(s.blocks[1].wear, 1.0);
+        // A program after the erase is recorded again.
+        s.on_program(4, 1, 14.0, Ispp::Sv, ProgramMode::from_index(0));
+        assert_eq!(s.programmed_algorithm(4), Some(Ispp::Sv));
+        assert_eq!(s.age_h(4, 15.0), 1.0);
     }
 }
