@@ -157,7 +157,7 @@ impl Simulator<'_> {
         let model = self.retry_model()?;
         let state = &self.rel.as_ref()?.state;
         let block = self.geo.block_of(ppn);
-        let age = state.age_h(ppn, self.retention_clock_h());
+        let age = state.page(ppn).age_h(self.retention_clock_h());
         let z = page_normal(state.write_key(ppn, block));
         Some(model.need(state.blocks[block as usize].wear as f64, age, z, rber))
     }
@@ -207,12 +207,13 @@ impl Simulator<'_> {
     fn page_rber_at(&self, ppn: Ppn, clock_h: f64) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let block = self.geo.block_of(ppn) as usize;
+        let word = rel.state.page(ppn);
         let page = PageHistory {
             pe: rel.state.blocks[block].wear as f64,
-            retention_h: rel.state.age_h(ppn, clock_h),
+            retention_h: word.age_h(clock_h),
             weighted_reads: rel.state.blocks[block].reads as f64,
-            algorithm: self.written_algorithm(ppn),
-            mode: rel.state.mode(ppn),
+            algorithm: word.algorithm().unwrap_or_else(|| self.page_algorithm(ppn)),
+            mode: word.mode(),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
         self.history_rber(block as u32, &page)
@@ -295,7 +296,7 @@ impl Simulator<'_> {
     /// for a page never programmed in the run (a materialised one, written before it), the
     /// one the scheme programs it with.
     fn written_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
-        let programmed = self.rel.as_ref().and_then(|r| r.state.programmed_algorithm(ppn));
+        let programmed = self.rel.as_ref().and_then(|r| r.state.page(ppn).algorithm());
         programmed.unwrap_or_else(|| self.page_algorithm(ppn))
     }
 
@@ -328,7 +329,7 @@ impl Simulator<'_> {
 
     /// Whether a page was programmed in an approximate mode.
     fn is_approximate(&self, ppn: Ppn) -> bool {
-        self.rel.as_ref().is_some_and(|r| r.state.mode(ppn).is_approximate())
+        self.rel.as_ref().is_some_and(|r| r.state.page(ppn).mode().is_approximate())
     }
 
     /// Bit errors a BCH decode of a page at `rber` meets on read-retry step `step`, each

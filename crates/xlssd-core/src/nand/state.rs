@@ -64,13 +64,13 @@ impl DeviceState {
     /// random places of a table far larger than the cache, its block's count from a table
     /// a hundred times smaller.
     #[inline]
-    fn word(&self, ppn: Ppn) -> u64 {
+    pub fn page(&self, ppn: Ppn) -> PageWord {
         let block = (ppn / self.pages_per_block) as usize;
         if self.programs[block] == 0 {
             debug_assert_eq!(self.pages[ppn as usize], 0, "page {ppn} has state in a block with no program recorded");
-            return 0;
+            return PageWord(0);
         }
-        self.pages[ppn as usize]
+        PageWord(self.pages[ppn as usize])
     }
 
     pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
@@ -92,28 +92,17 @@ impl DeviceState {
         }
     }
 
-    fn programmed(&self, ppn: Ppn) -> bool {
-        (self.word(ppn) >> 32) as u8 != 0
-    }
-
-    pub fn mode(&self, ppn: Ppn) -> ProgramMode {
-        ProgramMode::from_index((self.word(ppn) >> 40) as u8 as usize)
-    }
-
-    fn order(&self, ppn: Ppn) -> u16 {
-        (self.word(ppn) >> 48) as u16
-    }
-
     /// Whether `neighbour` has been programmed since its erase, after `victim`; if so, in
     /// which mode.
     pub fn later_program(&self, victim: Ppn, neighbour: Ppn) -> Option<ProgramMode> {
-        (self.programmed(neighbour) && self.order(neighbour) > self.order(victim)).then(|| self.mode(neighbour))
+        let n = self.page(neighbour);
+        (n.algorithm().is_some() && n.order() > self.page(victim).order()).then(|| n.mode())
     }
 
     /// Starts fetching the state a read of `ppn` in `block` will consult when its sense
     /// ends: random accesses into tables larger than the cache, while the read waits in its
     /// die's queue and senses for tens of microseconds. The page's word is fetched only
-    /// where it will be read (see [`Self::word`]).
+    /// where it will be read (see [`Self::page`]).
     #[inline]
     pub fn prefetch_read(&self, ppn: Ppn, block: u32) {
         if let Some(wear) = self.blocks.get(block as usize) {
@@ -126,26 +115,40 @@ impl DeviceState {
         }
     }
 
-    /// Hours the page's data has aged by the retention clock `clock_h`.
-    pub fn age_h(&self, ppn: Ppn, clock_h: f64) -> f64 {
-        let programmed = f32::from_bits(self.word(ppn) as u32);
-        (clock_h - programmed as f64).max(0.0)
-    }
-
     /// A key that changes whenever the page is written again (its word of state and its
     /// block's wear), for per-write variation drawn by hashing.
     pub fn write_key(&self, ppn: Ppn, block: u32) -> u64 {
-        self.word(ppn) ^ (self.blocks[block as usize].wear.to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
+        self.page(ppn).0 ^ (self.blocks[block as usize].wear.to_bits() as u64).rotate_left(17) ^ ppn.rotate_left(40)
+    }
+}
+
+/// A page's word of state (see [`DeviceState`]'s `pages`), read once for all its fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageWord(u64);
+
+impl PageWord {
+    /// Hours the page's data has aged by the retention clock `clock_h`.
+    pub fn age_h(self, clock_h: f64) -> f64 {
+        (clock_h - f32::from_bits(self.0 as u32) as f64).max(0.0)
     }
 
-    /// The algorithm a page was programmed with, if it was programmed since its erase.
-    pub fn programmed_algorithm(&self, ppn: Ppn) -> Option<Ispp> {
-        match (self.word(ppn) >> 32) as u8 {
+    /// The algorithm the page was programmed with, if it was programmed since its erase.
+    pub fn algorithm(self) -> Option<Ispp> {
+        match (self.0 >> 32) as u8 {
             1 => Some(Ispp::Sv),
             2 => Some(Ispp::Dv),
             3 => Some(Ispp::Rv),
             _ => None,
         }
+    }
+
+    pub fn mode(self) -> ProgramMode {
+        ProgramMode::from_index((self.0 >> 40) as u8 as usize)
+    }
+
+    /// Its place in its block's program order.
+    fn order(self) -> u16 {
+        (self.0 >> 48) as u16
     }
 }
 
@@ -161,26 +164,26 @@ mod tests {
         // Block 1 (pages 4..8): two programs in order.
         s.on_program(5, 1, 10.0, Ispp::Dv, ProgramMode::from_index(1));
         s.on_program(6, 1, 12.0, Ispp::Rv, ProgramMode::from_index(0));
-        assert_eq!(s.programmed_algorithm(5), Some(Ispp::Dv));
-        assert_eq!(s.programmed_algorithm(6), Some(Ispp::Rv));
-        assert_eq!(s.mode(5).index(), 1);
-        assert_eq!(s.age_h(5, 15.0), 5.0);
-        assert_eq!(s.age_h(6, 15.0), 3.0);
+        assert_eq!(s.page(5).algorithm(), Some(Ispp::Dv));
+        assert_eq!(s.page(6).algorithm(), Some(Ispp::Rv));
+        assert_eq!(s.page(5).mode().index(), 1);
+        assert_eq!(s.page(5).age_h(15.0), 5.0);
+        assert_eq!(s.page(6).age_h(15.0), 3.0);
         // Page 6 came after page 5 in the block's program order, not the other way.
         assert!(s.later_program(5, 6).is_some());
         assert!(s.later_program(6, 5).is_none());
         // Unprogrammed pages, in the same block and in the blocks either side of it.
         for ppn in [0, 3, 4, 7, 8, 11] {
-            assert_eq!(s.programmed_algorithm(ppn), None, "page {ppn}");
-            assert_eq!(s.age_h(ppn, 15.0), 15.0, "page {ppn}");
+            assert_eq!(s.page(ppn).algorithm(), None, "page {ppn}");
+            assert_eq!(s.page(ppn).age_h(15.0), 15.0, "page {ppn}");
         }
         s.on_erase(1, 4..8, 1.0);
-        assert_eq!(s.programmed_algorithm(5), None);
-        assert_eq!(s.age_h(5, 15.0), 15.0);
+        assert_eq!(s.page(5).algorithm(), None);
+        assert_eq!(s.page(5).age_h(15.0), 15.0);
         assert_eq!(s.blocks[1].wear, 1.0);
         // A program after the erase is recorded again.
         s.on_program(4, 1, 14.0, Ispp::Sv, ProgramMode::from_index(0));
-        assert_eq!(s.programmed_algorithm(4), Some(Ispp::Sv));
-        assert_eq!(s.age_h(4, 15.0), 1.0);
+        assert_eq!(s.page(4).algorithm(), Some(Ispp::Sv));
+        assert_eq!(s.page(4).age_h(15.0), 1.0);
     }
 }
