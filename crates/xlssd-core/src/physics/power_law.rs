@@ -67,8 +67,22 @@ impl RberModel for PowerLaw {
             let wear = if p.pe > 0.0 { self.cfg.b * p.pe.powf(self.cfg.n * self.cfg.m) } else { 0.0 };
             *e = (p.pe, Some(p.algorithm), p.algorithm.rber_written(p.pe), wear);
         }
-        let retention = if p.retention_h > 0.0 { e.3 * p.retention_h.powf(self.cfg.m) } else { 0.0 };
+        let retention = if p.retention_h > 0.0 { e.3 * self.retention_power(p.retention_h) } else { 0.0 };
         (e.2 + retention).min(MAX_RBER)
+    }
+}
+
+impl PowerLaw {
+    /// `t^m`. For the default m = 1.5 it is `t * sqrt(t)`, a correctly rounded square root
+    /// and one product (within an ulp of `powf`, which costs a logarithm and an exponential
+    /// on every read).
+    #[inline]
+    fn retention_power(&self, t: f64) -> f64 {
+        if self.cfg.m == 1.5 {
+            t * t.sqrt()
+        } else {
+            t.powf(self.cfg.m)
+        }
     }
 }
 
@@ -110,10 +124,26 @@ mod tests {
     fn remembered_terms_give_the_formula() {
         let cfg = PowerLawConfig::default();
         let memo = PowerLaw::new(cfg.clone());
-        for (pe, t, alg) in [(3000.0, 8760.0, Ispp::Sv), (3000.0, 10.0, Ispp::Rv), (0.0, 5.0, Ispp::Sv), (3000.0, 8760.0, Ispp::Sv), (12.5, 0.0, Ispp::Dv)] {
+        for (pe, t, alg) in [(3000.0, 8760.0, Ispp::Sv), (3000.0, 10.0, Ispp::Rv), (0.0, 5.0, Ispp::Sv), (3000.0, 8760.0, Ispp::Sv), (12.5, 0.0, Ispp::Dv), (3000.0, 8760.0017, Ispp::Sv), (1e5, 1e-3, Ispp::Rv)] {
             let p = PageHistory { pe, retention_h: t, weighted_reads: 0.0, ..PageHistory::fresh(alg) };
             let (a, b) = (cfg.rber(&p), memo.rber(&p));
             assert!((a - b).abs() <= 1e-12 * a.abs().max(1e-30), "{pe} {t} {alg:?}: {a:e} vs {b:e}");
+        }
+    }
+
+    #[test]
+    fn the_retention_power_is_powf_within_an_ulp_and_other_exponents_use_powf() {
+        let m15 = PowerLaw::new(PowerLawConfig::default());
+        let mut t = 1e-6;
+        while t < 1e7 {
+            let (fast, exact) = (m15.retention_power(t), t.powf(1.5));
+            let ulp = f64::from_bits(exact.to_bits() + 1) - exact;
+            assert!((fast - exact).abs() <= ulp, "t = {t}: {fast:e} vs {exact:e}");
+            t *= 1.37;
+        }
+        let m12 = PowerLaw::new(PowerLawConfig { m: 1.2, ..PowerLawConfig::default() });
+        for t in [0.5, 24.0, 8760.0] {
+            assert_eq!(m12.retention_power(t), t.powf(1.2));
         }
     }
 }
