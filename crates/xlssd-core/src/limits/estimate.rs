@@ -19,8 +19,9 @@ pub const VALID_BITS_PER_PAGE: u64 = 1;
 pub const BLOCK_STATE_BYTES: u64 = 1 + 4 + 4 + 4 + 4 + 4 + 8 + 8 + 1 + 1 + 4 + 4;
 /// Page physics (`nand/state.rs` `pages`): program time, algorithm, mode and order, packed.
 pub const PAGE_PHYSICS_BYTES: u64 = 8;
-/// Block physics (`nand/state.rs`): wear, reads (f32 each) and programs (u16).
-pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 2;
+/// Block physics (`nand/state.rs`): wear, reads (f32 each) and programs (u16), one
+/// 12-byte record.
+pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 4;
 /// Preconditioning's slot lists (`ftl/precondition.rs`): a 32-bit slot per mapping unit of
 /// the planes filled together, freed after set-up.
 pub const PRECONDITION_SLOT_BYTES: u64 = 4;

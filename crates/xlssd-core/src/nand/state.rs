@@ -16,16 +16,17 @@ pub struct BlockWear {
     pub wear: f32,
     /// Reads since the last erase, weighted by page type and read mode (seed 003).
     pub reads: f32,
+    /// Pages programmed since the last erase, which orders its programs (a page's place is
+    /// in its word of state).
+    programs: u16,
 }
 
-// SAFETY: two `f32`s, for which all-zero bytes are 0.0.
+// SAFETY: two `f32`s and an integer, for which all-zero bytes are 0.0 and 0.
 unsafe impl crate::limits::alloc::Zeroable for BlockWear {}
 
 pub struct DeviceState {
-    /// Wear and reads per block.
+    /// Wear, reads and programs per block.
     pub blocks: Vec<BlockWear>,
-    /// Pages programmed in each block since its erase, which orders its programs.
-    programs: Vec<u16>,
     /// Per page, packed in one word so that a read touches one cache line of page state:
     /// the low 32 bits hold the retention clock (hours, as f32 bits) when the page was
     /// programmed, the next 8 its programming algorithm (0 = never programmed since the
@@ -52,7 +53,6 @@ impl DeviceState {
         assert!(blocks > 0 && pages % blocks as Ppn == 0, "{pages} pages do not fill {blocks} blocks evenly");
         Ok(DeviceState {
             blocks: zeroed(blocks as usize, "block physics")?,
-            programs: zeroed(blocks as usize, "block physics")?,
             pages: zeroed(pages as usize, "page physics")?,
             pages_per_block: strength_reduce::StrengthReducedU64::new(pages / blocks as Ppn),
         })
@@ -61,12 +61,12 @@ impl DeviceState {
     /// The page's word of state. A block with no program recorded since its erase has only
     /// zero words (an erase clears them), so its pages are answered without reading the page
     /// table: data laid down by preconditioning or materialised by a first read is read at
-    /// random places of a table far larger than the cache, its block's count from a table
-    /// a hundred times smaller.
+    /// random places of a table far larger than the cache, its block's count beside the
+    /// block's wear, which the read consults anyway.
     #[inline]
     pub fn page(&self, ppn: Ppn) -> PageWord {
         let block = (ppn / self.pages_per_block) as usize;
-        if self.programs[block] == 0 {
+        if self.blocks[block].programs == 0 {
             debug_assert_eq!(self.pages[ppn as usize], 0, "page {ppn} has state in a block with no program recorded");
             return PageWord(0);
         }
@@ -74,7 +74,7 @@ impl DeviceState {
     }
 
     pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
-        let order = &mut self.programs[block as usize];
+        let order = &mut self.blocks[block as usize].programs;
         self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64
             | (code(algorithm) as u64) << 32
             | (mode.index() as u64) << 40
@@ -87,7 +87,7 @@ impl DeviceState {
         let b = &mut self.blocks[block as usize];
         b.wear += wear_increment;
         b.reads = 0.0;
-        if std::mem::take(&mut self.programs[block as usize]) > 0 {
+        if std::mem::take(&mut b.programs) > 0 {
             self.pages[pages.start as usize..pages.end as usize].fill(0);
         }
     }
@@ -101,17 +101,14 @@ impl DeviceState {
 
     /// Starts fetching the state a read of `ppn` in `block` will consult when its sense
     /// ends: random accesses into tables larger than the cache, while the read waits in its
-    /// die's queue and senses for tens of microseconds. The page's word is fetched only
-    /// where it will be read (see [`Self::page`]).
+    /// die's queue and senses for tens of microseconds. (The page's word is fetched even
+    /// where its block's count will say it need not be read: a fetch does not wait, the
+    /// count would.)
     #[inline]
     pub fn prefetch_read(&self, ppn: Ppn, block: u32) {
-        if let Some(wear) = self.blocks.get(block as usize) {
+        if let (Some(page), Some(wear)) = (self.pages.get(ppn as usize), self.blocks.get(block as usize)) {
+            crate::sim::prefetch(page);
             crate::sim::prefetch(wear);
-        }
-        if self.programs.get(block as usize).is_some_and(|&n| n > 0) {
-            if let Some(page) = self.pages.get(ppn as usize) {
-                crate::sim::prefetch(page);
-            }
         }
     }
 
@@ -157,6 +154,11 @@ mod tests {
     use super::*;
 
     const PAGES_PER_BLOCK: Ppn = 4;
+
+    #[test]
+    fn a_block_record_is_the_size_the_memory_estimate_counts() {
+        assert_eq!(std::mem::size_of::<BlockWear>() as u64, crate::limits::estimate::BLOCK_PHYSICS_BYTES);
+    }
 
     #[test]
     fn a_page_reads_back_its_program_and_nothing_after_its_erase() {
