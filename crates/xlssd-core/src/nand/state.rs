@@ -139,6 +139,7 @@ impl PageWord {
         }
     }
 
+    /// The mode it was programmed in (precise if it was never programmed).
     pub fn mode(self) -> ProgramMode {
         ProgramMode::from_index((self.0 >> 40) as u8 as usize)
     }
