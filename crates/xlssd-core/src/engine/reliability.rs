@@ -14,7 +14,7 @@ use super::{Ev, Simulator};
 use crate::config::{Config, EccScheme};
 use crate::controller::txn::TxnKind;
 use crate::ecc::ldpc::Stage;
-use crate::nand::state::DeviceState;
+use crate::nand::state::{DeviceState, PageWord};
 use crate::physics::vth::Disturbers;
 use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
@@ -212,7 +212,7 @@ impl Simulator<'_> {
             pe: rel.state.blocks[block].wear as f64,
             retention_h: word.age_h(clock_h),
             weighted_reads: rel.state.blocks[block].reads as f64,
-            algorithm: word.algorithm().unwrap_or_else(|| self.page_algorithm(ppn)),
+            algorithm: self.algorithm_in(ppn, word),
             mode: word.mode(),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
@@ -296,8 +296,15 @@ impl Simulator<'_> {
     /// for a page never programmed in the run (a materialised one, written before it), the
     /// one the scheme programs it with.
     fn written_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
-        let programmed = self.rel.as_ref().and_then(|r| r.state.page(ppn).algorithm());
-        programmed.unwrap_or_else(|| self.page_algorithm(ppn))
+        match self.rel.as_ref() {
+            Some(r) => self.algorithm_in(ppn, r.state.page(ppn)),
+            None => self.page_algorithm(ppn),
+        }
+    }
+
+    /// [`Self::written_algorithm`] of a page whose word of state has been read.
+    fn algorithm_in(&self, ppn: Ppn, word: PageWord) -> crate::physics::Ispp {
+        word.algorithm().unwrap_or_else(|| self.page_algorithm(ppn))
     }
 
     /// The programming algorithm of a page: the scheme's, or the configured one.

@@ -50,7 +50,7 @@ fn code(a: Ispp) -> u8 {
 impl DeviceState {
     pub fn new(blocks: u32, pages: Ppn) -> crate::error::Result<DeviceState> {
         use crate::limits::alloc::zeroed;
-        assert!(blocks > 0 && pages % blocks as Ppn == 0, "{pages} pages do not fill {blocks} blocks evenly");
+        assert!(blocks > 0 && pages.is_multiple_of(blocks as Ppn), "{pages} pages do not fill {blocks} blocks evenly");
         Ok(DeviceState {
             blocks: zeroed(blocks as usize, "block physics")?,
             pages: zeroed(pages as usize, "page physics")?,
