@@ -62,7 +62,8 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
           f"{platform.python_version()}, {platform.system()} {platform.release()}")
 
-    wall, rss, r = run_child(["run", "--preset", "mqsim-default", "--trace", str(TRACE)])
+    replay = ["run", "--preset", "mqsim-default", "--trace", str(TRACE)]
+    wall, rss, r = run_child(replay)
     n = r["sim"]["requests"]
     print(f"replay   1M requests on mqsim-default: {wall:.2f} s wall ({n / wall:,.0f} requests/s), "
           f"simulation loop {r['sim']['wall_s']:.2f} s ({r['sim']['requests_per_s']:,.0f} requests/s, "
@@ -70,9 +71,7 @@ def main() -> None:
 
     physics = ["--set", 'physics.model="power-law"', "--set", 'ecc.scheme="ldpc"',
                "--set", "aging.initial_pe=3000", "--set", "aging.data_age_h=8760"]
-    replay = ["run", "--preset", "mqsim-default", "--trace", str(TRACE)]
-    physics_on_against_off(replay, physics)
-    wall, rss, r = run_child([*replay, *physics])
+    wall, rss, r = physics_on_against_off(replay, physics)
     print(f"replay   1M requests, physics and LDPC on:   {wall:.2f} s wall ({n / wall:,.0f} requests/s), "
           f"simulation loop {r['sim']['wall_s']:.2f} s, peak RSS {rss / 2**20:,.0f} MiB")
 
@@ -105,21 +104,23 @@ PREFIX = 200_000
 """Requests of the trace whose instructions are counted (callgrind runs about 50x slower)."""
 
 
-def physics_on_against_off(replay: list[str], physics: list[str]) -> None:
+def physics_on_against_off(replay: list[str], physics: list[str]) -> tuple[float, int, dict]:
     """The physics' cost: the replay with physics off and on, alternated PAIRS times, wall
     medians and their ratio; then, when valgrind is installed, the instructions each side runs
-    on the trace's first PREFIX requests, which do not vary from run to run as wall times do."""
+    on the trace's first PREFIX requests, which do not vary from run to run as wall times do.
+    Returns the last physics-on run (wall s, peak RSS bytes, report)."""
     off, on = [], []
     for _ in range(PAIRS):
         off.append(run_child(replay)[0])
-        on.append(run_child([*replay, *physics])[0])
+        last_on = run_child([*replay, *physics])
+        on.append(last_on[0])
     pairs = sorted(b / a for a, b in zip(off, on))
     print(f"physics  on/off, {PAIRS} alternated runs each: off {statistics.median(off):.3f} s, "
           f"on {statistics.median(on):.3f} s (medians), on/off {statistics.median(on) / statistics.median(off):.3f} "
           f"(pairs {pairs[0]:.3f} - {pairs[-1]:.3f})")
     if os.environ.get("XLSSD_BENCH_SKIP_INSTRUCTIONS") == "1" or shutil.which("valgrind") is None:
         print("physics  instructions: skipped (no valgrind on PATH, or XLSSD_BENCH_SKIP_INSTRUCTIONS=1)")
-        return
+        return last_on
     prefix = OUT / "bench-200k.trace"
     if not prefix.exists():
         with TRACE.open() as src, prefix.open("w") as dst:
@@ -128,6 +129,7 @@ def physics_on_against_off(replay: list[str], physics: list[str]) -> None:
     off_i, on_i = instructions(args), instructions([*args, *physics])
     print(f"physics  instructions on the first {PREFIX:,} requests (callgrind, whole process): "
           f"off {off_i / 1e9:.3f} G, on {on_i / 1e9:.3f} G, on/off {on_i / off_i:.3f}")
+    return last_on
 
 
 def instructions(args: list[str]) -> int:
