@@ -68,14 +68,14 @@ impl Simulator<'_> {
 
     /// The first sector request `index` of `source` addresses, wrapped or refused as
     /// `host.address_mode` says.
-    fn first_sector(&self, r: &Request, source: &str, index: u64) -> Result<u64, Error> {
+    fn first_sector(&self, r: &Request, source: &dyn RequestSource, index: u64) -> Result<u64, Error> {
         let end = r.lba + r.sectors as u64;
         if end <= self.logical_sectors {
             return Ok(r.lba);
         }
         match self.cfg.host.address_mode {
             AddressMode::Error => Err(Error::Address {
-                source_name: source.to_string(),
+                source_name: source.name().to_string(),
                 index,
                 first: r.lba,
                 end,
@@ -111,7 +111,7 @@ impl Simulator<'_> {
         let mut index = 0u64;
         while let Some(r) = source.next_request()? {
             if r.op == Op::Write {
-                let lba = self.first_sector(&r, source.name(), index)?;
+                let lba = self.first_sector(&r, &*source, index)?;
                 let w = self.host_write_of(&r, lba);
                 self.scheme.preview(&w);
             }
@@ -133,7 +133,7 @@ impl Simulator<'_> {
         if r.tolerance == 0.0 {
             r.tolerance = self.default_tolerance;
         }
-        let lba = match self.first_sector(&r, self.source.name(), self.submitted) {
+        let lba = match self.first_sector(&r, &*self.source, self.submitted) {
             Ok(lba) => lba,
             Err(e) => {
                 self.fail(e);
@@ -557,7 +557,6 @@ impl Simulator<'_> {
             self.cache_part_done(req, r, latency);
         } else {
             self.lat[r.op as usize].record(latency, r.bytes);
-            self.lat[2].record(latency, r.bytes);
             self.completed += 1;
             self.last_completion = self.last_completion.max(now);
             if self.closed_loop.is_some() {

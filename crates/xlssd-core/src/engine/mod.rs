@@ -281,7 +281,7 @@ pub struct Simulator<'s> {
     gc_translation_updates: Vec<Vec<u32>>,
 
     // Measurements.
-    lat: [LatencyStats; 3],
+    lat: [LatencyStats; 2],
     counters: Counters,
     die_busy: Vec<Busy>,
     chan_busy: Vec<Busy>,

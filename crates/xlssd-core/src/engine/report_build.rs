@@ -187,7 +187,7 @@ impl Simulator<'_> {
             host: HostReport {
                 read: op_report(&self.lat[0], span_ns),
                 write: op_report(&self.lat[1], span_ns),
-                all: op_report(&self.lat[2], span_ns),
+                all: op_report(&self.lat[0].joined(&self.lat[1]), span_ns),
                 span_ns,
             },
             backing: self.backing_report(simulated_ns),

@@ -62,6 +62,21 @@ impl LatencyStats {
         self.max_ns = self.max_ns.max(latency_ns);
     }
 
+    /// The distribution of both `self`'s and `other`'s values, as if each had been
+    /// recorded into one: kept apart while the run goes, the kinds of request are joined
+    /// once for the report instead of every request being recorded twice.
+    pub fn joined(&self, other: &LatencyStats) -> LatencyStats {
+        let mut hist = self.hist.clone();
+        // Both are auto-resizing with the same precision: adding cannot fail.
+        let _ = hist.add(&other.hist);
+        LatencyStats {
+            hist,
+            sum_ns: self.sum_ns + other.sum_ns,
+            max_ns: self.max_ns.max(other.max_ns),
+            bytes: self.bytes + other.bytes,
+        }
+    }
+
     pub fn count(&self) -> u64 {
         self.hist.len()
     }
@@ -122,6 +137,23 @@ mod tests {
         assert!((sum.p99 - 990.0).abs() <= 1.0, "{sum:?}");
         assert_eq!(sum.max, 1000.0);
         assert_eq!(s.bytes(), 4096 * 1000);
+    }
+
+    #[test]
+    fn two_joined_distributions_summarise_as_one_recorded_whole() {
+        let (mut a, mut b, mut whole) = (LatencyStats::default(), LatencyStats::default(), LatencyStats::default());
+        for i in 1..=3000u64 {
+            // Spread over six orders of magnitude, so that the histograms resize.
+            let ns = i * i * 37 + 1;
+            let (part, bytes) = if i % 3 == 0 { (&mut a, 4096) } else { (&mut b, 512 * (i % 7)) };
+            part.record(ns, bytes);
+            whole.record(ns, bytes);
+        }
+        let joined = a.joined(&b);
+        assert_eq!(joined.count(), 3000);
+        assert_eq!(joined.bytes(), whole.bytes());
+        assert_eq!(joined.summary(), whole.summary());
+        assert_eq!(b.joined(&a).summary(), whole.summary());
     }
 
     #[test]
