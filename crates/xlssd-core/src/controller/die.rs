@@ -117,6 +117,7 @@ impl Channel {
     }
 
     /// The next die to be granted the channel, with its transfer duration.
+    #[inline]
     pub fn next_waiter(&mut self) -> Option<(u32, Time)> {
         self.waiting_out.pop_front().or_else(|| self.waiting_in.pop_front())
     }

@@ -319,8 +319,20 @@ impl Simulator<'_> {
 
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
     /// when one of the die's planes is nearly out of free blocks.
+    #[inline]
     pub(super) fn try_start_die(&mut self, die: u32) {
-        if self.dies[die as usize].busy() || self.resume_suspended(die) {
+        // Most calls find the die busy, or idle with nothing to do: answered inline.
+        let d = &self.dies[die as usize];
+        if d.busy() || (d.suspended.is_none() && d.queues.iter().all(|q| q.is_empty())) {
+            return;
+        }
+        self.start_next_command(die);
+    }
+
+    /// [`Self::try_start_die`] on an idle die with work queued or suspended.
+    #[inline(never)]
+    fn start_next_command(&mut self, die: u32) {
+        if self.resume_suspended(die) || self.dies[die as usize].queues.iter().all(|q| q.is_empty()) {
             return;
         }
         let ppd = self.geo.planes_per_die;
@@ -351,14 +363,20 @@ impl Simulator<'_> {
         // A multi-plane command: the first queued transaction of each plane, if it needs the
         // same operation as the head of the queue. Taking only each plane's first keeps the
         // program order within every block.
+        // The head of the queue is startable (checked above) and always taken.
         let queue = &self.dies[die as usize].queues[qc as usize];
-        let class = self.txns.get(queue[0]).kind.op();
-        let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 0, txns: [0; MAX_PLANES] };
-        let mut seen: u32 = 0;
+        let head = self.txns.get(queue[0]);
+        let class = head.kind.op();
+        let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 1, txns: [0; MAX_PLANES] };
+        op.txns[0] = queue[0];
+        let mut seen: u32 = 1 << (head.plane - first_plane);
         // Positions in the queue, which is scanned no further than 4 x MAX_PLANES.
         let mut taken = [0u8; MAX_PLANES];
         let scan = queue.len().min(4 * ppd as usize);
-        for (i, &id) in queue.iter().take(scan).enumerate() {
+        for (i, &id) in (1..scan).zip(queue.range(1..scan)) {
+            if op.n == ppd as usize {
+                break;
+            }
             let t = self.txns.get(id);
             let bit = 1u32 << (t.plane - first_plane);
             if seen & bit != 0 {
@@ -369,15 +387,13 @@ impl Simulator<'_> {
                 op.txns[op.n] = id;
                 taken[op.n] = i as u8;
                 op.n += 1;
-                if op.n == ppd as usize {
-                    break;
-                }
             }
         }
         let queue = &mut self.dies[die as usize].queues[qc as usize];
-        for &i in taken[..op.n].iter().rev() {
+        for &i in taken[1..op.n].iter().rev() {
             queue.remove(i as usize);
         }
+        queue.pop_front();
         if op.n > 1 {
             self.counters.multiplane_ops += 1;
         }
@@ -652,13 +668,15 @@ impl Simulator<'_> {
             return;
         }
         let ask_read_path = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
-        let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
-        if ask_read_path {
+        // Only for a scheme that asks: filling it for every command shows.
+        let sensed = ask_read_path.then(|| {
+            let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
             for (i, &id) in op.txns().iter().enumerate() {
                 let t = self.txns.get(id);
                 sensed[i] = (t.ppn, t.kind);
             }
-        }
+            sensed
+        });
         for &id in op.txns() {
             match op.class {
                 OpClass::Read => self.counters.flash_reads += 1,
@@ -675,7 +693,7 @@ impl Simulator<'_> {
             let t = self.txns.remove(id);
             self.txn_done(t);
         }
-        if ask_read_path {
+        if let Some(sensed) = sensed {
             // After the reads are settled, so that a relocation starts from a quiet die.
             for &(ppn, kind) in &sensed[..op.n] {
                 self.after_sense(ppn, kind);

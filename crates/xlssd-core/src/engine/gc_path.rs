@@ -11,11 +11,12 @@ impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold, or a round of
     /// cleaning begun there has not yet brought them back to the stop threshold, and it is
     /// not cleaning already.
+    #[inline]
     pub(super) fn maybe_start_gc(&mut self, plane: u32) {
         let p = plane as usize;
         let free = self.blocks.free_count(plane);
         // Asked after every page handed out: the common answer (enough free blocks, no
-        // round under way) comes first and touches nothing else.
+        // round under way) comes first, inline, and touches nothing else.
         let in_band = free >= self.gc_threshold_blocks;
         if in_band && (free >= self.gc_stop_blocks || !self.gc_round[p]) {
             if free >= self.gc_stop_blocks && self.gc_stop_blocks > self.gc_threshold_blocks {
@@ -23,6 +24,15 @@ impl Simulator<'_> {
             }
             return;
         }
+        self.start_gc_if_due(plane, free);
+    }
+
+    /// [`Self::maybe_start_gc`] past its common answer: `plane` has `free` free blocks, below
+    /// the threshold or in a round under way.
+    #[inline(never)]
+    fn start_gc_if_due(&mut self, plane: u32, free: u32) {
+        let p = plane as usize;
+        let in_band = free >= self.gc_threshold_blocks;
         if self.gc_jobs[p].active() {
             return;
         }

@@ -183,11 +183,19 @@ impl BlockManager {
     /// Opens a free block of `plane` for `stream` without handing out a page, so that a
     /// policy can see what its first page will be. `None` when the plane has no free block
     /// beyond the reserve (`privileged` may take the reserve).
+    #[inline]
     pub fn open(&mut self, plane: u32, stream: u32, privileged: bool, picker: &mut dyn FreeBlockPicker) -> Option<u32> {
         let slot = (plane * self.streams + stream) as usize;
         if self.active[slot] != NO_BLOCK {
             return Some(self.active[slot]);
         }
+        self.open_new(plane, stream, privileged, picker)
+    }
+
+    /// [`Self::open`] when `stream` has no active block in `plane`: takes a free one.
+    #[inline(never)]
+    fn open_new(&mut self, plane: u32, stream: u32, privileged: bool, picker: &mut dyn FreeBlockPicker) -> Option<u32> {
+        let slot = (plane * self.streams + stream) as usize;
         let reserve = if privileged { 0 } else { self.gc_reserve };
         if self.free[plane as usize].len() as u32 <= reserve {
             return None;
