@@ -39,10 +39,9 @@ const MAX_WALK: usize = 16;
 /// times never decrease, such as host arrivals) wait in a FIFO. All are merged by the same
 /// keys, so the order is exactly that of a single sorted queue.
 pub struct EventQueue<E> {
-    slots: Vec<Option<E>>,
-    /// Per slot: its event's key, and the next slot of the same bucket.
-    keys: Vec<u128>,
-    next: Vec<u32>,
+    /// Per slot: the event waiting there, its key and the next slot of its bucket, side by
+    /// side so that taking or linking an event reads one place.
+    nodes: Vec<Node<E>>,
     free_slots: Vec<u32>,
     /// Per bucket: its first (smallest) and last slot.
     heads: Vec<u32>,
@@ -64,7 +63,19 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+/// A slot of the queue. A free slot keeps its last event (events are `Copy`) and the key
+/// [`FREE`].
+#[derive(Clone, Copy)]
+struct Node<E> {
+    key: u128,
+    next: u32,
+    event: E,
+}
+
+/// The key of a free slot: no event's, since sequence numbers stop short of all ones.
+const FREE: u128 = u128::MAX;
+
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -98,12 +109,10 @@ enum Source {
     Ordered,
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            slots: Vec::with_capacity(1024),
-            keys: Vec::with_capacity(1024),
-            next: Vec::with_capacity(1024),
+            nodes: Vec::with_capacity(1024),
             free_slots: Vec::new(),
             heads: vec![NIL; BUCKETS],
             tails: vec![NIL; BUCKETS],
@@ -142,7 +151,7 @@ impl<E> EventQueue<E> {
     fn key(&mut self, time: Time, slot: u32) -> u128 {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         let seq = self.next_seq;
-        assert!(seq <= MAX_SEQ, "more than {MAX_SEQ} events scheduled in one run");
+        assert!(seq < MAX_SEQ, "more than {MAX_SEQ} events scheduled in one run");
         self.next_seq += 1;
         let time = time.max(self.now);
         ((time as u128) << 64) | ((seq << SLOT_BITS) | slot as u64) as u128
@@ -152,21 +161,16 @@ impl<E> EventQueue<E> {
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
         let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.slots[s as usize] = Some(event);
-                s
-            }
+            Some(s) => s,
             None => {
-                let s = self.slots.len() as u32;
+                let s = self.nodes.len() as u32;
                 assert!((s as u64) <= SLOT_MASK, "more than {SLOT_MASK} events pending at once");
-                self.slots.push(Some(event));
-                self.keys.push(0);
-                self.next.push(NIL);
+                self.nodes.push(Node { key: FREE, next: NIL, event });
                 s
             }
         };
         let key = self.key(time, slot);
-        self.keys[slot as usize] = key;
+        self.nodes[slot as usize] = Node { key, next: NIL, event };
         if key_time(key) < self.base.saturating_add(SPAN) {
             self.link(slot, key_time(key));
         } else {
@@ -175,7 +179,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` `delay` ns from now.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_in(&mut self, delay: Time, event: E) {
         self.schedule(self.now + delay, event);
     }
@@ -243,27 +247,28 @@ impl<E> EventQueue<E> {
     }
 
     fn take_slot(&mut self, slot: u32) -> E {
-        let event = self.slots[slot as usize].take().expect("a key names an occupied slot");
+        let node = &mut self.nodes[slot as usize];
+        assert!(node.key != FREE, "a key names a free slot");
+        node.key = FREE;
         self.free_slots.push(slot);
-        event
+        node.event
     }
 
     /// Puts `slot`, due at `time` within the wheel's span, into its bucket, in key order.
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, slot: u32, time: Time) {
         debug_assert!(time >= self.base && time < self.base.saturating_add(SPAN));
         let b = bucket_of(time);
-        let key = self.keys[slot as usize];
+        let key = self.nodes[slot as usize].key;
+        self.nodes[slot as usize].next = NIL;
         let tail = self.tails[b];
         if tail == NIL {
             self.heads[b] = slot;
             self.tails[b] = slot;
-            self.next[slot as usize] = NIL;
             self.occupied[b / 64] |= 1 << (b % 64);
             self.occupied_words[b / 4096] |= 1 << ((b / 64) % 64);
-        } else if self.keys[tail as usize] < key {
-            self.next[tail as usize] = slot;
-            self.next[slot as usize] = NIL;
+        } else if self.nodes[tail as usize].key < key {
+            self.nodes[tail as usize].next = slot;
             self.tails[b] = slot;
         } else if !self.insert_before_tail(b, slot, key) {
             self.aside.push(Reverse(key));
@@ -277,17 +282,17 @@ impl<E> EventQueue<E> {
     #[cold]
     fn insert_before_tail(&mut self, b: usize, slot: u32, key: u128) -> bool {
         let head = self.heads[b];
-        if key < self.keys[head as usize] {
-            self.next[slot as usize] = head;
+        if key < self.nodes[head as usize].key {
+            self.nodes[slot as usize].next = head;
             self.heads[b] = slot;
             return true;
         }
         let mut at = head;
         for _ in 0..MAX_WALK {
-            let next = self.next[at as usize];
-            if self.keys[next as usize] > key {
-                self.next[slot as usize] = next;
-                self.next[at as usize] = slot;
+            let next = self.nodes[at as usize].next;
+            if self.nodes[next as usize].key > key {
+                self.nodes[slot as usize].next = next;
+                self.nodes[at as usize].next = slot;
                 return true;
             }
             at = next;
@@ -298,7 +303,7 @@ impl<E> EventQueue<E> {
     /// Takes the head of bucket `f.bucket` off its list.
     fn unlink(&mut self, f: Found) {
         debug_assert_eq!(self.heads[f.bucket], f.slot);
-        let after = self.next[f.slot as usize];
+        let after = self.nodes[f.slot as usize].next;
         self.heads[f.bucket] = after;
         if after == NIL {
             self.tails[f.bucket] = NIL;
@@ -349,7 +354,7 @@ impl<E> EventQueue<E> {
     fn wheel_min(&self) -> Option<Found> {
         let bucket = self.first_bucket()?;
         let slot = self.heads[bucket];
-        Some(Found { key: self.keys[slot as usize], bucket, slot })
+        Some(Found { key: self.nodes[slot as usize].key, bucket, slot })
     }
 
     /// Moves the wheel to the bucket of `now`, taking on the overflow's events that are
