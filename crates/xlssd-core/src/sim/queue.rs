@@ -42,10 +42,11 @@ pub struct EventQueue<E> {
     /// Per slot: the event waiting there, its key and the next slot of its bucket, side by
     /// side so that taking or linking an event reads one place.
     nodes: Vec<Node<E>>,
-    free_slots: Vec<u32>,
+    /// The first free slot; free slots are chained through their `next`.
+    free_head: u32,
     /// Per bucket: its first (smallest) and last slot.
-    heads: Vec<u32>,
-    tails: Vec<u32>,
+    heads: Box<[u32; BUCKETS]>,
+    tails: Box<[u32; BUCKETS]>,
     /// Buckets holding an event, and words of that map holding a set bit.
     occupied: [u64; WORDS],
     occupied_words: [u64; WORDS.div_ceil(64)],
@@ -58,6 +59,9 @@ pub struct EventQueue<E> {
     /// list; merged with the rest by key.
     aside: BinaryHeap<Reverse<u128>>,
     ordered: VecDeque<(u128, E)>,
+    /// The key at the front of `ordered`, [`FREE`] when it is empty: compared on every
+    /// take, so kept at hand.
+    ordered_front: u128,
     next_seq: u64,
     now: Time,
     popped: u64,
@@ -113,9 +117,9 @@ impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             nodes: Vec::with_capacity(1024),
-            free_slots: Vec::new(),
-            heads: vec![NIL; BUCKETS],
-            tails: vec![NIL; BUCKETS],
+            free_head: NIL,
+            heads: Box::new([NIL; BUCKETS]),
+            tails: Box::new([NIL; BUCKETS]),
             occupied: [0; WORDS],
             occupied_words: [0; WORDS.div_ceil(64)],
             on_wheel: 0,
@@ -123,6 +127,7 @@ impl<E: Copy> EventQueue<E> {
             overflow: BinaryHeap::new(),
             aside: BinaryHeap::new(),
             ordered: VecDeque::new(),
+            ordered_front: FREE,
             next_seq: 0,
             now: 0,
             popped: 0,
@@ -160,12 +165,15 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at absolute time `time`, which must not be in the past.
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
-        let slot = match self.free_slots.pop() {
-            Some(s) => s,
-            None => {
+        let slot = match self.free_head {
+            NIL => {
                 let s = self.nodes.len() as u32;
                 assert!((s as u64) <= SLOT_MASK, "more than {SLOT_MASK} events pending at once");
                 self.nodes.push(Node { key: FREE, next: NIL, event });
+                s
+            }
+            s => {
+                self.free_head = self.nodes[s as usize].next;
                 s
             }
         };
@@ -192,6 +200,9 @@ impl<E: Copy> EventQueue<E> {
             self.ordered.back().is_none_or(|&(k, _)| key_time(k) <= key_time(key)),
             "ordered event scheduled before its predecessor"
         );
+        if self.ordered.is_empty() {
+            self.ordered_front = key;
+        }
         self.ordered.push_back((key, event));
     }
 
@@ -213,10 +224,9 @@ impl<E: Copy> EventQueue<E> {
                 next = Some((a, Source::Aside));
             }
         }
-        if let Some(&(o, _)) = self.ordered.front() {
-            if next.as_ref().is_none_or(|&(k, _)| o < k) {
-                next = Some((o, Source::Ordered));
-            }
+        let o = self.ordered_front;
+        if o != FREE && next.as_ref().is_none_or(|&(k, _)| o < k) {
+            next = Some((o, Source::Ordered));
         }
         next
     }
@@ -226,7 +236,11 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, source) = self.next_key()?;
         let event = match source {
-            Source::Ordered => self.ordered.pop_front().expect("the ordered queue's front").1,
+            Source::Ordered => {
+                let (_, event) = self.ordered.pop_front().expect("the ordered queue's front");
+                self.ordered_front = self.ordered.front().map_or(FREE, |&(k, _)| k);
+                event
+            }
             Source::Wheel(f) => {
                 self.unlink(f);
                 self.take_slot(f.slot)
@@ -250,7 +264,8 @@ impl<E: Copy> EventQueue<E> {
         let node = &mut self.nodes[slot as usize];
         assert!(node.key != FREE, "a key names a free slot");
         node.key = FREE;
-        self.free_slots.push(slot);
+        node.next = self.free_head;
+        self.free_head = slot;
         node.event
     }
 
