@@ -367,38 +367,45 @@ impl Simulator<'_> {
         let queue = &self.dies[die as usize].queues[qc as usize];
         let head = self.txns.get(queue[0]);
         let class = head.kind.op();
-        let mut op = DieOp { class, phase: Phase::WaitIn, start: self.q.now(), n: 1, txns: [0; MAX_PLANES] };
-        op.txns[0] = queue[0];
+        let mut txns = [0u32; MAX_PLANES];
+        txns[0] = queue[0];
+        let mut n = 1;
         let mut seen: u32 = 1 << (head.plane - first_plane);
         // Positions in the queue, which is scanned no further than 4 x MAX_PLANES.
         let mut taken = [0u8; MAX_PLANES];
         let scan = queue.len().min(4 * ppd as usize);
-        for (i, &id) in (1..scan).zip(queue.range(1..scan)) {
-            if op.n == ppd as usize {
-                break;
-            }
-            let t = self.txns.get(id);
-            let bit = 1u32 << (t.plane - first_plane);
-            if seen & bit != 0 {
-                continue;
-            }
-            seen |= bit;
-            if t.kind.op() == class && (class != OpClass::Program || self.next_to_program(t.ppn)) {
-                op.txns[op.n] = id;
-                taken[op.n] = i as u8;
-                op.n += 1;
+        if scan > 1 {
+            for (i, &id) in (1..scan).zip(queue.range(1..scan)) {
+                if n == ppd as usize {
+                    break;
+                }
+                let t = self.txns.get(id);
+                let bit = 1u32 << (t.plane - first_plane);
+                if seen & bit != 0 {
+                    continue;
+                }
+                seen |= bit;
+                if t.kind.op() == class && (class != OpClass::Program || self.next_to_program(t.ppn)) {
+                    txns[n] = id;
+                    taken[n] = i as u8;
+                    n += 1;
+                }
             }
         }
         let queue = &mut self.dies[die as usize].queues[qc as usize];
-        for &i in taken[1..op.n].iter().rev() {
+        for &i in taken[1..n].iter().rev() {
             queue.remove(i as usize);
         }
         queue.pop_front();
-        if op.n > 1 {
+        if n > 1 {
             self.counters.multiplane_ops += 1;
         }
-        let n = op.n as u64;
-        self.dies[die as usize].op = op;
+        // Written in place: the command is the hot path's largest copy, and its slots past
+        // `n` are never read.
+        let op = &mut self.dies[die as usize].op;
+        (op.class, op.phase, op.start, op.n) = (class, Phase::WaitIn, self.q.now(), n);
+        op.txns[..n].copy_from_slice(&txns[..n]);
+        let n = n as u64;
         let cmd = self.timing.cmd_ns;
         self.chan_use.command_ns += cmd;
         let inbound = match class {

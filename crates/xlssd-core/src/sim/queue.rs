@@ -100,12 +100,12 @@ fn bucket_of(time: Time) -> usize {
 /// Where the smallest key on the wheel is: the head of a bucket's list.
 #[derive(Clone, Copy)]
 struct Found {
-    key: u128,
     bucket: usize,
     slot: u32,
 }
 
 /// Where the next event comes from.
+#[derive(Clone, Copy)]
 enum Source {
     Wheel(Found),
     Overflow,
@@ -208,33 +208,37 @@ impl<E: Copy> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        self.next_key().map(|(key, _)| key_time(key))
+        let (key, _) = self.next_key();
+        (key != FREE).then(|| key_time(key))
     }
 
-    /// The smallest key pending, and where it waits.
+    /// The smallest key pending, and where it waits; [`FREE`] (larger than any event's key)
+    /// when nothing is.
     #[inline]
-    fn next_key(&self) -> Option<(u128, Source)> {
+    fn next_key(&self) -> (u128, Source) {
         // The wheel's events come before the overflow's, all of which are due later.
-        let mut next = match self.wheel_min() {
-            Some(f) => Some((f.key, Source::Wheel(f))),
-            None => self.overflow.peek().map(|&Reverse(k)| (k, Source::Overflow)),
+        let (mut key, mut source) = match self.wheel_min() {
+            Some(f) => (self.nodes[f.slot as usize].key, Source::Wheel(f)),
+            None => (self.overflow.peek().map_or(FREE, |&Reverse(k)| k), Source::Overflow),
         };
         if let Some(&Reverse(a)) = self.aside.peek() {
-            if next.as_ref().is_none_or(|&(k, _)| a < k) {
-                next = Some((a, Source::Aside));
+            if a < key {
+                (key, source) = (a, Source::Aside);
             }
         }
-        let o = self.ordered_front;
-        if o != FREE && next.as_ref().is_none_or(|&(k, _)| o < k) {
-            next = Some((o, Source::Ordered));
+        if self.ordered_front < key {
+            (key, source) = (self.ordered_front, Source::Ordered);
         }
-        next
+        (key, source)
     }
 
     /// Takes the next event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let (key, source) = self.next_key()?;
+        let (key, source) = self.next_key();
+        if key == FREE {
+            return None;
+        }
         let event = match source {
             Source::Ordered => {
                 let (_, event) = self.ordered.pop_front().expect("the ordered queue's front");
@@ -368,8 +372,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn wheel_min(&self) -> Option<Found> {
         let bucket = self.first_bucket()?;
-        let slot = self.heads[bucket];
-        Some(Found { key: self.nodes[slot as usize].key, bucket, slot })
+        Some(Found { bucket, slot: self.heads[bucket] })
     }
 
     /// Moves the wheel to the bucket of `now`, taking on the overflow's events that are
