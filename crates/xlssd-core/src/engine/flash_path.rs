@@ -329,10 +329,11 @@ impl Simulator<'_> {
         self.start_next_command(die);
     }
 
-    /// [`Self::try_start_die`] on an idle die with work queued or suspended.
+    /// [`Self::try_start_die`] on an idle die with work queued or suspended. A suspended
+    /// operation resumes when no read waits; otherwise some queue holds work.
     #[inline(never)]
     fn start_next_command(&mut self, die: u32) {
-        if self.resume_suspended(die) || self.dies[die as usize].queues.iter().all(|q| q.is_empty()) {
+        if self.resume_suspended(die) {
             return;
         }
         let ppd = self.geo.planes_per_die;
