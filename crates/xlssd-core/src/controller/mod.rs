@@ -5,4 +5,5 @@ pub mod buffer;
 pub mod cmt;
 pub mod config;
 pub mod die;
+pub mod translation;
 pub mod txn;

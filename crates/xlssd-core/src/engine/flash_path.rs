@@ -201,15 +201,13 @@ impl Simulator<'_> {
         self.counters.cmt_misses += 1;
         let tvpn = lpn / self.div.tpage_entries;
         let tlpn = self.logical_pages as u32 + tvpn;
-        if let Some(waiters) = self.pending_map_reads.get_mut(&tvpn) {
+        if let Some(waiters) = self.translations.waiting_for(tvpn) {
             waiters.push((lpn, work, write));
             return;
         }
         match self.map.get(tlpn) {
             Some(tppn) if self.blocks.is_programmed(tppn) => {
-                let mut waiters = self.spare_waiters.pop().unwrap_or_default();
-                waiters.push((lpn, work, write));
-                self.pending_map_reads.insert(tvpn, waiters);
+                self.translations.start_read(tvpn, (lpn, work, write));
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
                 self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
             }
@@ -220,13 +218,13 @@ impl Simulator<'_> {
 
     /// A translation page arrived: cache the entries its waiters need and let them go on.
     fn map_read_done(&mut self, tvpn: u32) {
-        let mut waiters = self.pending_map_reads.remove(&tvpn).unwrap_or_default();
+        let mut waiters = std::mem::take(&mut self.arrived_waiters);
+        self.translations.finish_read(tvpn, &mut waiters);
         for &(lpn, work, write) in &waiters {
             self.mapping_loaded(lpn, work, write);
         }
-        // The lists are reused: a miss is frequent enough for its allocation to show.
-        waiters.clear();
-        self.spare_waiters.push(waiters);
+        // Kept for the next read: a miss is frequent enough for its allocation to show.
+        self.arrived_waiters = waiters;
     }
 
     fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
@@ -280,7 +278,7 @@ impl Simulator<'_> {
 
     /// Programs translation page `tvpn` unless a write of it is already on its way.
     pub(super) fn write_back_translation(&mut self, tvpn: u32) {
-        if self.pending_map_writes.insert(tvpn) {
+        if self.translations.start_write(tvpn) {
             let tlpn = self.logical_pages as u32 + tvpn;
             self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
         }
@@ -740,7 +738,7 @@ impl Simulator<'_> {
             TxnKind::MapWrite => {
                 self.counters.mapping_writes += 1;
                 self.program_finished(t.ppn);
-                self.pending_map_writes.remove(&(t.lpn - self.logical_pages as u32));
+                self.translations.finish_write(t.lpn - self.logical_pages as u32);
             }
             TxnKind::MapRead => {
                 self.counters.mapping_reads += 1;

@@ -21,7 +21,6 @@ mod tasks;
 
 use std::collections::VecDeque;
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 use rand::SeedableRng;
@@ -31,6 +30,7 @@ use crate::config::{AllocationScheme, Config, ReplayMode};
 use crate::controller::buffer::WriteBuffer;
 use crate::controller::cmt::Cmt;
 use crate::controller::die::{Channel, Die};
+use crate::controller::translation::Translations;
 use crate::controller::txn::{TxnKind, TxnSlab};
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 use crate::error::{Error, Result};
@@ -248,13 +248,11 @@ pub struct Simulator<'s> {
     cmt: Option<Cmt>,
     /// Mapping entries per translation page.
     tpage_entries: u32,
-    /// Work parked until its translation page has been read: (logical page, work, whether
-    /// it writes the entry), by translation page.
-    pending_map_reads: HashMap<u32, Vec<(u32, Parked, bool)>>,
-    /// Emptied waiter lists of translation reads, kept for the next miss.
-    spare_waiters: Vec<Vec<(u32, Parked, bool)>>,
-    /// Translation pages with a write on its way.
-    pending_map_writes: HashSet<u32>,
+    /// Translation reads in flight with the work parked until they end (logical page, work,
+    /// whether it writes the entry), and translation writes in flight.
+    translations: Translations<(u32, Parked, bool)>,
+    /// The waiters of the translation read that just ended, reused between reads.
+    arrived_waiters: Vec<(u32, Parked, bool)>,
     scratch: Vec<u32>,
     /// A victim's valid pages, reused between cleanings.
     scratch_pages: Vec<crate::nand::Ppn>,
@@ -371,6 +369,8 @@ impl<'s> Simulator<'s> {
             0 => None,
             entries => Some(Cmt::new(entries)?),
         };
+        // Translation pages move only with a cached mapping table.
+        let translations = Translations::new(if cmt.is_some() { translation_pages as usize } else { 0 });
         let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
@@ -453,9 +453,8 @@ impl<'s> Simulator<'s> {
             write_back_all: false,
             cmt,
             tpage_entries: entries_per_tpage as u32,
-            pending_map_reads: HashMap::default(),
-            spare_waiters: Vec::new(),
-            pending_map_writes: HashSet::default(),
+            translations,
+            arrived_waiters: Vec::new(),
             scratch: Vec::new(),
             scratch_pages: Vec::new(),
             map,

@@ -34,6 +34,9 @@ pub const CACHE_SLOT_BYTES: u64 = 24 + 8 + 8 + 1 + 4;
 /// power of two at least twice its entries) and per position of its recency queue (at most
 /// twice its entries and 64).
 pub const CMT_SLOT_BYTES: u64 = 8;
+/// Translation reads and writes in flight (`controller/translation.rs`), per translation
+/// page: its waiter list's index and a write flag, with a cached mapping table.
+pub const TRANSLATION_PAGE_BYTES: u64 = 4;
 /// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
 pub const PRECONDITION_PLANES: u64 = 16;
 
@@ -90,6 +93,7 @@ pub fn estimate(cfg: &Config) -> Estimate {
     if cached > 0 {
         use crate::controller::cmt::{max_queued, slots_for};
         parts.push(Part { name: "cached mapping table", bytes: (slots_for(cached) + max_queued(cached)) as u64 * CMT_SLOT_BYTES });
+        parts.push(Part { name: "translation pages in flight", bytes: c.translation_pages * TRANSLATION_PAGE_BYTES });
     }
     if cfg.ftl.placement_handles > 0 {
         parts.push(Part { name: "placement handle per logical page", bytes: c.logical_pages * HANDLE_BYTES_PER_UNIT });
@@ -154,6 +158,7 @@ mod tests {
             ("cache directory", CACHE_SLOT_BYTES.to_string()),
             ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
             ("cached mapping table", CMT_SLOT_BYTES.to_string()),
+            ("translation pages in flight", TRANSLATION_PAGE_BYTES.to_string()),
             ("access modes: service per block", modes_parts[0].bytes.to_string()),
             ("access modes: services of preconditioned pages", (modes_parts[1].bytes / 64).to_string()),
         ];
@@ -212,6 +217,13 @@ mod tests {
         // 1,000 entries: 2,048 slots and at most 2,064 queued positions, 8 bytes each.
         assert_eq!(part(&cfg).map(|p| p.bytes), Some((2_048 + 2_064) * 8));
         assert_eq!(crate::controller::cmt::Cmt::new(1_000).unwrap().slots_len(), 2_048);
+        // Its translation pages in flight, one entry per translation page (4,096 bytes of
+        // 9-byte entries hold 455).
+        let tpages = cfg.capacity().logical_pages.div_ceil(455);
+        let table = estimate(&cfg).parts.into_iter().find(|p| p.name == "translation pages in flight");
+        assert_eq!(table.map(|p| p.bytes), Some(tpages * 4));
+        let allocated = crate::controller::translation::Translations::<()>::new(tpages as usize).table_bytes();
+        assert_eq!(allocated as u64, tpages * 4);
         // A cache larger than the logical space is sized to it.
         cfg.mapping.cached_table_bytes = 1 << 40;
         let logical = cfg.capacity().logical_pages;
@@ -219,6 +231,7 @@ mod tests {
         assert_eq!(part(&cfg).map(|p| p.bytes), Some((slots + 2 * logical + 64) * 8));
         cfg.mapping.cached_table_bytes = 0;
         assert_eq!(part(&cfg), None);
+        assert!(estimate(&cfg).parts.iter().all(|p| p.name != "translation pages in flight"));
     }
 
     #[test]
