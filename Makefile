@@ -41,11 +41,13 @@ $(DEPS_STAMP): requirements-dev.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 
-# The package's bytecode is compiled here, once: where PYTHONDONTWRITEBYTECODE is set,
-# Python would otherwise compile every module from source at each command's start (about
-# 20 ms of each `xlssd` call). A module edited later is recompiled in memory as usual.
-$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) $(shell find python -name '*.py' -o -name '*.toml' -o -name '*.j2')
-	maturin develop --release --quiet
+# The extension is built with profile-guided optimisation (tools/pgo_build.sh: an
+# instrumented build, training runs, the final build; XLSSD_PGO=0 skips it). The package's
+# bytecode is compiled here, once: where PYTHONDONTWRITEBYTECODE is set, Python would
+# otherwise compile every module from source at each command's start (about 20 ms of each
+# `xlssd` call). A module edited later is recompiled in memory as usual.
+$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) tools/pgo_build.sh tools/pgo_train.py $(shell find python -name '*.py' -o -name '*.toml' -o -name '*.j2')
+	PY=$(PY) sh tools/pgo_build.sh
 	$(PY) -m compileall -q python/xlssd
 	@touch $@
 

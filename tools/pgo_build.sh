@@ -1,0 +1,43 @@
+#!/bin/sh
+# Builds the Python extension in release mode with profile-guided optimisation: an
+# instrumented build first runs tools/pgo_train.py, and the compiler then lays out and
+# inlines the simulator's code by what ran most (docs/benchmarks.md shows what it gains).
+# Profiles change how fast the code runs, never what it computes: reports are the same
+# byte for byte with or without them.
+#
+# Needs llvm-profdata of the compiler's own LLVM (rustup's llvm-tools component, added here
+# when missing). Without it, or with XLSSD_PGO=0, this is a plain release build.
+set -eu
+
+PY=${PY:-.venv/bin/python}
+# The target CPU of .cargo/config.toml: RUSTFLAGS replaces the rustflags set there.
+CPU_FLAGS="-C target-cpu=x86-64-v2"
+DIR="$(pwd)/target/pgo"
+
+plain() {
+    echo "building without profile guidance: $1"
+    maturin develop --release --quiet
+    exit 0
+}
+
+[ "${XLSSD_PGO:-1}" = 0 ] && plain "XLSSD_PGO=0"
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
+if [ ! -x "$PROFDATA" ]; then
+    timeout 300 rustup component add llvm-tools >/dev/null 2>&1 || true
+fi
+[ -x "$PROFDATA" ] || plain "no llvm-profdata in the toolchain (rustup component add llvm-tools)"
+
+echo "profile-guided build: instrumented build, training runs, final build"
+# The instrumented build has a target folder of its own, so that neither build makes the
+# other start again from scratch. It is built as the final one is: built faster (without
+# link-time optimisation, in more units), its profile fits the final code worse and gains
+# less than half as much.
+RUSTFLAGS="$CPU_FLAGS -C profile-generate=$DIR/raw" CARGO_TARGET_DIR=target/pgo-gen \
+    maturin develop --release --quiet
+# Build scripts ran instrumented too; only the training runs' profiles are kept.
+rm -rf "$DIR/raw"
+mkdir -p "$DIR/raw"
+LLVM_PROFILE_FILE="$DIR/raw/%p-%m.profraw" "$PY" tools/pgo_train.py
+"$PROFDATA" merge -o "$DIR/merged.profdata" "$DIR/raw"
+RUSTFLAGS="$CPU_FLAGS -C profile-use=$DIR/merged.profdata" maturin develop --release --quiet
