@@ -99,3 +99,26 @@ def test_progress_setup_returning_false_stops_before_the_run():
 def test_every_preset_is_valid_and_runs(preset):
     r = xlssd.simulate(preset, "rw=randrw,n=200,iodepth=4", check=True)
     assert r["host.all.count"] == 200
+
+
+def test_a_trace_is_an_immutable_value():
+    t = xlssd.Trace("a.trace", "mqsim")
+    assert t == xlssd.Trace("a.trace", "mqsim") and hash(t) == hash(xlssd.Trace("a.trace", "mqsim"))
+    assert t != xlssd.Trace("a.trace") and t != xlssd.Trace("a.trace", "mqsim", True) and t != ("a.trace", "mqsim", False)
+    assert len({t, xlssd.Trace("a.trace", "mqsim"), xlssd.Trace("b.trace")}) == 2
+    assert repr(t) == "Trace(path='a.trace', format='mqsim', skip_bad_lines=False)"
+    with pytest.raises(AttributeError, match="immutable"):
+        t.path = "b.trace"
+    with pytest.raises(AttributeError, match="immutable"):
+        del t.format
+    assert t.as_workload() == {"kind": "trace", "path": "a.trace", "format": "mqsim", "skip_bad_lines": False}
+
+
+def test_importing_the_package_leaves_out_what_a_run_does_not_need():
+    # Each of these costs several milliseconds of every command's start.
+    import subprocess
+    import sys
+
+    code = "import sys, xlssd.cli; print(' '.join(m for m in ('dataclasses', 'inspect', 'rich') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from xlssd import _core
@@ -13,14 +12,39 @@ from xlssd import _core
 FORMATS = ("mqsim", "msr", "blkparse", "spc", "alibaba", "systor")
 
 
-@dataclass(frozen=True)
 class Trace:
     """A trace file; `format` is one of mqsim, msr, blkparse, spc, alibaba, systor, or None to
-    detect it."""
+    detect it. Immutable, compared and hashed by its fields."""
 
+    # A plain class rather than a dataclass: importing dataclasses (and inspect with it)
+    # would add several milliseconds to every `xlssd` command's start.
+    __slots__ = ("path", "format", "skip_bad_lines")
     path: str
-    format: str | None = None
-    skip_bad_lines: bool = False
+    format: str | None
+    skip_bad_lines: bool
+
+    def __init__(self, path: str, format: str | None = None, skip_bad_lines: bool = False) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "format", format)
+        object.__setattr__(self, "skip_bad_lines", skip_bad_lines)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Trace is immutable: cannot set `{name}`")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Trace is immutable: cannot delete `{name}`")
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.path, self.format, self.skip_bad_lines)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Trace) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Trace(path={self.path!r}, format={self.format!r}, skip_bad_lines={self.skip_bad_lines!r})"
 
     def as_workload(self) -> dict[str, Any]:
         if not isinstance(self.path, (str, os.PathLike)):
