@@ -24,7 +24,7 @@ plain() {
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
 if [ ! -x "$PROFDATA" ]; then
-    timeout 300 rustup component add llvm-tools >/dev/null 2>&1 || true
+    timeout 120 rustup component add llvm-tools >/dev/null 2>&1 || true
 fi
 [ -x "$PROFDATA" ] || plain "no llvm-profdata in the toolchain (rustup component add llvm-tools)"
 
@@ -40,4 +40,6 @@ rm -rf "$DIR/raw"
 mkdir -p "$DIR/raw"
 LLVM_PROFILE_FILE="$DIR/raw/%p-%m.profraw" "$PY" tools/pgo_train.py
 "$PROFDATA" merge -o "$DIR/merged.profdata" "$DIR/raw"
+# About 3 MB per training run, merged now.
+rm -rf "$DIR/raw"
 RUSTFLAGS="$CPU_FLAGS -C profile-use=$DIR/merged.profdata" maturin develop --release --quiet
