@@ -10,8 +10,10 @@
 set -eu
 
 PY=${PY:-.venv/bin/python}
-# The target CPU of .cargo/config.toml: RUSTFLAGS replaces the rustflags set there.
-CPU_FLAGS="-C target-cpu=x86-64-v2"
+# RUSTFLAGS replaces the rustflags of .cargo/config.toml, so they are read from there and
+# passed on (the target CPU); the test build keeps reading them from the file itself.
+CPU_FLAGS=$(sed -n 's/^rustflags = \[\(.*\)\]$/\1/p' .cargo/config.toml | tr -d '",')
+[ -n "$CPU_FLAGS" ] || { echo "tools/pgo_build.sh: no rustflags line in .cargo/config.toml" >&2; exit 1; }
 DIR="$(pwd)/target/pgo"
 
 plain() {
@@ -31,8 +33,8 @@ fi
 echo "profile-guided build: instrumented build, training runs, final build"
 # The instrumented build has a target folder of its own, so that neither build makes the
 # other start again from scratch. It is built as the final one is: built faster (without
-# link-time optimisation, in more units), its profile fits the final code worse and gains
-# less than half as much.
+# link-time optimisation, in more units), its profile would fit the final code worse and
+# gain less than half as much (docs/benchmarks.md).
 RUSTFLAGS="$CPU_FLAGS -C profile-generate=$DIR/raw" CARGO_TARGET_DIR=target/pgo-gen \
     maturin develop --release --quiet
 # Build scripts ran instrumented too; only the training runs' profiles are kept.

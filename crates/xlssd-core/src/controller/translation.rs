@@ -7,10 +7,10 @@
 //! costs 4 bytes per translation page (1 MiB per TiB of logical space with 4 KiB mapping
 //! units and 4 KiB translation pages; 64 KiB with 16 KiB pages of both).
 
-/// A translation page's entry: the index of its waiter list, [`NONE`] when no read of it
-/// is in flight, and above it the [`WRITING`] bit.
-const NONE: u32 = (1 << 31) - 1;
+/// A translation page's entry: the index of its waiter list in its low 31 bits, [`NONE`]
+/// (all of them set) when no read of it is in flight, and above them the [`WRITING`] bit.
 const INDEX: u32 = (1 << 31) - 1;
+const NONE: u32 = INDEX;
 /// A write of the page is on its way.
 const WRITING: u32 = 1 << 31;
 
