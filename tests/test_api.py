@@ -122,3 +122,17 @@ def test_importing_the_package_leaves_out_what_a_run_does_not_need():
     code = "import sys, xlssd.cli; print(' '.join(m for m in ('dataclasses', 'inspect', 'rich') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""
+    # Nor does a whole run, report written, load what writing a file or parsing the command
+    # line would pull in through the standard library's own helpers.
+    unwanted = ("dataclasses", "inspect", "rich", "tempfile", "shutil", "random", "xlssd.quality.command")
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print(' '.join(m for m in {unwanted!r} if m in sys.modules)))\n"
+        "sys.argv = ['xlssd', 'run', '--workload', 'n=10', '--quiet', '--json', sys.argv[1]]\n"
+        "from xlssd.cli import command\n"
+        "command()\n"
+    )
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", code, f"{tmp}/r.json"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", out.stdout

@@ -4,6 +4,7 @@ that are reused only while their inputs stay the same."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import os
 import subprocess
@@ -95,6 +96,32 @@ def test_a_full_disk_is_named_and_leaves_no_temporary_file(tmp_path, monkeypatch
     assert [x.name for x in tmp_path.iterdir()] == ["r.json"]
 
 
+def test_a_written_file_is_readable_by_all_whatever_the_umask(tmp_path):
+    old = os.umask(0o077)
+    try:
+        atomic.write_text(tmp_path / "r.json", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+    assert [x.name for x in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_temporary_names_never_collide_and_running_out_of_them_is_a_file_error(tmp_path, monkeypatch):
+    names = {atomic._create_temporary(tmp_path / "r.json") for _ in range(50)}
+    assert len(names) == 50 and all(Path(n).parent == tmp_path for n in names)
+    assert all(Path(n).name.startswith(".r.json.") and n.endswith(atomic.TEMP_SUFFIX) for n in names)
+    for n in names:
+        os.unlink(n)
+    # A name already taken is skipped; when every name tried is taken, the write fails
+    # with the target named and nothing left behind.
+    monkeypatch.setattr(atomic.os, "urandom", lambda n: b"\x00" * n)
+    first = atomic._create_temporary(tmp_path / "r.json")
+    with pytest.raises(FileError, match=r"--json: .*r\.json: cannot write: .*no unused temporary name"):
+        atomic.write_text(tmp_path / "r.json", "new\n", "--json")
+    os.unlink(first)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_file_error_is_a_config_error_and_an_os_error(tmp_path):
     import xlssd
 
@@ -159,3 +186,55 @@ def test_a_point_names_the_simulator_version_and_build(monkeypatch):
     first = [p.id for p in Spec(name="s", base=load_preset("tiny")).expand()]
     monkeypatch.setattr(spec_mod, "engine_id", lambda: "0.0.0+another-build")
     assert [p.id for p in Spec(name="s", base=load_preset("tiny")).expand()] != first
+
+
+@pytest.mark.parametrize("workload, code", [("n=100", 0), ("n=bad", 2)])
+def test_a_run_that_leaves_early_still_runs_exit_functions_and_writes_everything(tmp_path, workload, code):
+    # `xlssd run` skips the interpreter's teardown; what an exit function or a stream still
+    # holds must come out all the same, with the command's own status.
+    target = tmp_path / "r.json"
+    program = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit function ran'))\n"
+        "sys.stdout.write('buffered ')\n"
+        "from xlssd.cli import command\n"
+        f"sys.argv = ['xlssd', 'run', '--workload', {workload!r}, '--json', {str(target)!r}]\n"
+        "command()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert p.returncode == code, p.stderr
+    assert p.stdout.startswith("buffered ") and p.stdout.endswith("exit function ran\n")
+    if code == 0:
+        assert "Report" in p.stdout and target.read_text().startswith("{")
+    else:
+        assert "xlssd: error:" in p.stderr and not target.exists()
+
+
+def test_the_run_only_parser_reads_and_documents_run_as_the_whole_parser_does(monkeypatch):
+    from xlssd import cli
+
+    monkeypatch.setenv("COLUMNS", "72")
+    argv = ["run", "--preset", "tiny", "--set", "seed=3", "--set", "gc.policy=fifo", "--workload", "n=5",
+            "--quiet", "--json", "r.json", "--check"]
+    whole, only_run = cli._parser(), cli._parser(argv)
+    assert whole.parse_args(argv) == only_run.parse_args(argv)
+
+    def run_help(parser):
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"].format_help()
+
+    text = run_help(only_run)
+    assert text == run_help(whole) and text.startswith("usage: xlssd run [-h]")
+    # Wrapped to the terminal's width, as argparse's own formatter wraps it.
+    assert max(len(line) for line in text.splitlines()) <= 72 and "--payload-out FILE" in text
+    assert set(next(a for a in whole._actions if isinstance(a, argparse._SubParsersAction)).choices) == set(cli.COMMANDS)
+
+
+@pytest.mark.parametrize("argv", [["run", "--bogus"], ["run", "--help"], ["--help"]])
+def test_help_and_errors_of_the_command_line_are_those_of_the_whole_parser(argv, cli):
+    p = cli(*argv)
+    if argv == ["--help"]:
+        assert p.returncode == 0 and all(c in p.stdout for c in ("run", "sweep", "quality", "reproduce"))
+    elif argv == ["run", "--help"]:
+        assert p.returncode == 0 and p.stdout.startswith("usage: xlssd run")
+    else:
+        assert p.returncode == 2 and p.stderr.endswith("xlssd: error: unrecognized arguments: --bogus\n")

@@ -307,7 +307,7 @@ def test_a_stop_as_a_file_is_created_or_renamed_leaves_no_temporary(signum, mome
         pytest.skip("signals reach the main thread only")
     from xlssd import atomic, signals
     if moment == "created":
-        monkeypatch.setattr(atomic.tempfile, "mkstemp", signalled_after(atomic.tempfile.mkstemp, signum))
+        monkeypatch.setattr(atomic, "_create_temporary", signalled_after(atomic._create_temporary, signum))
     else:
         monkeypatch.setattr(atomic.os, "replace", signalled_after(atomic.os.replace, signum))
     target = tmp_path / "row.parquet"

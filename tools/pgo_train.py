@@ -2,7 +2,7 @@
 
 The compiler lays out and inlines the simulator's code by how often each part ran here, so
 these runs cover what users run: the default devices with synthetic random and mixed
-workloads, physics and decoders on and off, a trace replay, cleaning under pressure,
+workloads, physics and decoders on and off, trace replays, cleaning under pressure,
 steady-state preconditioning, and every scheme. None of them is a benchmark's workload: the
 benchmarks replay their own trace (benches/make_bench_trace.py), which is not used here.
 
@@ -24,12 +24,14 @@ PHYSICS = ["--set", 'physics.model="power-law"', "--set", 'ecc.scheme="ldpc"',
 SMALL = ["--set", "geometry.blocks_per_plane=64", "--set", "ftl.overprovisioning=0.2"]
 
 
-def runs(trace: Path) -> list[list[str]]:
+def runs(trace: Path, random_trace: Path) -> list[list[str]]:
     mixed = "rw=randrw,bs=4k,n=100000,iodepth=32,rwmixread=60"
     out = [
         ["--preset", "mqsim-default", "--workload", mixed],
         ["--preset", "mqsim-default", *PHYSICS, "--workload", "rw=randrw,bs=4k,n=40000,iodepth=32,rwmixread=60"],
         ["--preset", "mqsim-default", "--trace", str(trace)],
+        ["--preset", "mqsim-default", "--trace", str(random_trace)],
+        ["--preset", "mqsim-default", *PHYSICS, "--trace", str(random_trace)],
         ["--preset", "tiny", "--workload", "rw=randwrite,bs=4k,n=60000,iodepth=16"],
         ["--preset", "tiny", "--set", "physics.model=vth", "--set", "ecc.scheme=bch",
          "--workload", "rw=randrw,bs=16k,n=20000,iodepth=8"],
@@ -74,12 +76,28 @@ def write_trace(path: Path) -> None:
     path.write_text("".join(lines))
 
 
+def write_random_trace(path: Path) -> None:
+    """A trace in MQSim's format of the kind most replays are: single 4 KiB requests at
+    random addresses, 60% of them reads, arriving at random (Poisson, 20 us apart on
+    average). A replay spends its time differently from a synthetic workload of fixed queue
+    depth: requests come from the trace reader at their own times."""
+    rng = random.Random(11)
+    t = 0
+    lines = []
+    for _ in range(200_000):
+        t += int(rng.expovariate(1 / 20_000))
+        op = 1 if rng.random() < 0.6 else 0
+        lines.append(f"{t} 0 {rng.randrange(1 << 24) * 8} 8 {op}\n")
+    path.write_text("".join(lines))
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        trace = Path(tmp) / "train.trace"
+        trace, random_trace = Path(tmp) / "train.trace", Path(tmp) / "random.trace"
         write_trace(trace)
+        write_random_trace(random_trace)
         failed = 0
-        for args in runs(trace):
+        for args in runs(trace, random_trace):
             cmd = [sys.executable, "-m", "xlssd", "run", "--quiet", "--json", str(Path(tmp) / "report.json"), *args]
             result = subprocess.run(cmd, capture_output=True, text=True)
             if result.returncode != 0:

@@ -25,8 +25,39 @@ EXIT_SIMULATION_ERROR = 3
 EXIT_BROKEN_PIPE = 128 + 13
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xlssd", description="A white-box, cross-layer NAND-flash SSD simulator.")
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized to the terminal without importing `shutil` (which loads
+    the compression modules: milliseconds of every command's start, as every argument
+    added makes a formatter). The width is found as `shutil.get_terminal_size` finds it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    with contextlib.suppress(ValueError):
+        if (columns := int(os.environ.get("COLUMNS", "0"))) > 0:
+            return columns
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every parser and subparser of the command line uses [`_Formatter`]."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. For `xlssd run ...` (the command first, as it always is when
+    it runs a simulation) only that command's parser is built: the others, never used then,
+    would cost milliseconds of every run's start."""
+    p = _Parser(prog="xlssd", description="A white-box, cross-layer NAND-flash SSD simulator.")
     p.add_argument("--version", action="version", version=f"xlssd {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -56,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--payload-lba", type=_sector, default=0, metavar="SECTOR",
                      help="sector address of the payload, on a page boundary (default 0)")
     run.add_argument("--payload-out", type=path_argument, metavar="FILE", help="write the payload as the host would read it back")
+    if argv and argv[0] == "run":
+        return p
 
     sub.add_parser("presets", help="list device presets")
     schemes = sub.add_parser("schemes", help="list schemes (techniques and baselines) with the hooks they override",
@@ -389,9 +422,13 @@ def printable(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return _execute(_parser(argv).parse_args(argv))
+
+
+def _execute(args: argparse.Namespace) -> int:
     from xlssd.results.errors import ResultsError
 
-    args = _parser().parse_args(argv)
     try:
         with signals.handled():
             code = COMMANDS[args.command](args)
@@ -419,6 +456,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
 
 
+#: Commands that start no Python thread or process and leave nothing for the interpreter's
+#: teardown to finish: `command` skips it for them.
+QUICK_EXIT = frozenset({"run"})
+
+
 def command() -> None:
     """The `xlssd` command: `main`, then exit with its status. A command stopped by a signal
     runs the exit functions (multiprocessing's release of its semaphores among them) and
@@ -426,9 +468,13 @@ def command() -> None:
     on disk (outputs are written whole or not at all, pool workers are killed, Ray is
     stopped), and tearing down large libraries (Ray's core, Arrow) takes a few hundred
     milliseconds of the second a stop is given. (`atexit._run_exitfuncs` is what the
-    interpreter's own exit calls.)"""
-    code = main()
-    if code in signals.STOPPED:
+    interpreter's own exit calls.) A command of [`QUICK_EXIT`] leaves the same way when it
+    is done: its outputs are written and closed, and the teardown (a last garbage collection
+    of every object the imports made) is a tenth of a short run's time."""
+    argv = sys.argv[1:]
+    args = _parser(argv).parse_args(argv)
+    code = _execute(args)
+    if code in signals.STOPPED or args.command in QUICK_EXIT:
         with contextlib.suppress(Exception):
             getattr(atexit, "_run_exitfuncs", lambda: None)()
         for stream in (sys.stdout, sys.stderr):
