@@ -44,4 +44,9 @@ LLVM_PROFILE_FILE="$DIR/raw/%p-%m.profraw" "$PY" tools/pgo_train.py
 "$PROFDATA" merge -o "$DIR/merged.profdata" "$DIR/raw"
 # About 3 MB per training run, merged now.
 rm -rf "$DIR/raw"
+# A run's profile is written as its process exits (C's exit functions): a process that
+# left without them wrote none. With too few counts the compiler would take nearly all the
+# code for cold and optimise it for size, slower than no profile at all.
+COUNT=$("$PROFDATA" show "$DIR/merged.profdata" | sed -n 's/^Total count: //p')
+[ "${COUNT:-0}" -ge 100000000 ] || plain "the training runs' profiles hold ${COUNT:-no} counts (expected billions)"
 RUSTFLAGS="$CPU_FLAGS -C profile-use=$DIR/merged.profdata" maturin develop --release --quiet
