@@ -459,7 +459,7 @@ def _execute(args: argparse.Namespace) -> int:
 
 #: Commands whose exit skips the interpreter's last garbage collection: they make no
 #: cycles that need collecting at exit.
-QUICK_EXIT = frozenset({"run"})
+SKIP_LAST_COLLECTION = frozenset({"run"})
 
 
 def command() -> None:
@@ -473,7 +473,7 @@ def command() -> None:
     argv = sys.argv[1:]
     args = _parser(argv).parse_args(argv)
     code = _execute(args)
-    if args.command in QUICK_EXIT:
+    if args.command in SKIP_LAST_COLLECTION:
         # The interpreter's last garbage collection walks every object the imports made, a
         # tenth of a short run's time; frozen objects are left out of it. The exit is
         # otherwise the usual one (exit functions, C's own: a profiling runtime writes its
