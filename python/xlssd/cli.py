@@ -423,8 +423,12 @@ def printable(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    return _execute(_parse_args(argv))
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     argv = sys.argv[1:] if argv is None else list(argv)
-    return _execute(_parser(argv).parse_args(argv))
+    return _parser(argv).parse_args(argv)
 
 
 def _execute(args: argparse.Namespace) -> int:
@@ -463,15 +467,14 @@ SKIP_LAST_COLLECTION = frozenset({"run"})
 
 
 def command() -> None:
-    """The `xlssd` command: `main`, then exit with its status. A command stopped by a signal
+    """The `xlssd` command: what `main` does, then exit with its status. A command stopped by a signal
     runs the exit functions (multiprocessing's release of its semaphores among them) and
     then exits without the rest of the interpreter's teardown: everything worth keeping is
     on disk (outputs are written whole or not at all, pool workers are killed, Ray is
     stopped), and tearing down large libraries (Ray's core, Arrow) takes a few hundred
     milliseconds of the second a stop is given. (`atexit._run_exitfuncs` is what the
     interpreter's own exit calls.)"""
-    argv = sys.argv[1:]
-    args = _parser(argv).parse_args(argv)
+    args = _parse_args(None)
     code = _execute(args)
     if args.command in SKIP_LAST_COLLECTION:
         # The interpreter's last garbage collection walks every object the imports made, a
