@@ -62,7 +62,9 @@ pub fn logical_sectors(cfg: &Config) -> u64 {
     if cfg.backing.enabled {
         return cfg.backing.disk.capacity_sectors();
     }
-    cfg.capacity().logical_pages * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
+    // Logical pages are mapping units, each `unit_pages` flash pages.
+    let cap = cfg.capacity();
+    cap.logical_pages * cap.unit_pages as u64 * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
 }
 
 /// Runs one simulation: the device of `cfg` replaying `workload`.

@@ -112,3 +112,24 @@ fn pages_past_2_pow_32_are_written_and_read_back_through_units() {
     assert_eq!((r.ftl.host_pages_read, r.nand.reads), (2, 2));
     assert_eq!(r.ftl.unmapped_reads, 0);
 }
+
+#[test]
+fn a_synthetic_workload_spans_every_unit_of_the_logical_space() {
+    let mut cfg = unit_device();
+    cfg.workload.rw = xlssd_core::config::RwMode::Randread;
+    cfg.workload.bs = 4096;
+    cfg.workload.n = 20_000;
+    cfg.workload.span = 1.0;
+    // Logical pages as the capacity rule says, in whole units of four pages of 8 sectors.
+    let sectors = common::guarded::logical_pages(&cfg) / 4 * 4 * 8;
+    assert_eq!(xlssd_core::logical_sectors(&cfg), sectors);
+    let workload = xlssd_core::host::Workload::Synthetic(cfg.workload.clone());
+    let mut source = xlssd_core::open_workload(&cfg, &workload, xlssd_core::logical_sectors(&cfg)).unwrap();
+    let mut last = 0;
+    while let Some(r) = source.next_request().unwrap() {
+        assert!(r.lba + r.sectors as u64 <= sectors, "request past the logical space: {r:?}");
+        last = last.max(r.lba);
+    }
+    // 20,000 uniform requests over the space: one lands in its last hundredth.
+    assert!(last >= sectors / 100 * 99, "last request at sector {last} of {sectors}");
+}

@@ -364,13 +364,15 @@ impl<'s> Simulator<'s> {
         let handles = handles::Handles::new(cfg, logical_pages, streams.gc, host_streams + 3)?;
 
         let entries_per_tpage = cap.entries_per_translation_page;
-        let translation_pages = logical_pages.div_ceil(entries_per_tpage);
+        // Translation pages exist (and move) only with a cached mapping table: the
+        // capacity rule counts them then, and the map and the table of them follow it.
+        let translation_pages = cap.translation_pages;
         let cmt = match cfg.mapping.cached_entries(logical_pages) {
             0 => None,
             entries => Some(Cmt::new(entries)?),
         };
-        // Translation pages move only with a cached mapping table.
-        let translations = Translations::new(if cmt.is_some() { translation_pages as usize } else { 0 });
+        assert_eq!(cmt.is_some(), translation_pages > 0, "a cached mapping table comes with translation pages");
+        let translations = Translations::new(translation_pages as usize);
         let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
@@ -428,11 +430,7 @@ impl<'s> Simulator<'s> {
             blocked_writes: VecDeque::new(),
             logical_pages,
             // With a cache tier, host requests address the disk.
-            logical_sectors: if cfg.backing.enabled {
-                cfg.backing.disk.capacity_sectors()
-            } else {
-                logical_pages * geo.sectors_per_page() * cap.unit_pages as u64
-            },
+            logical_sectors: crate::logical_sectors(cfg),
             sectors_per_page: geo.sectors_per_page() * cap.unit_pages as u64,
             div: EngineDivisors {
                 unit_sectors: StrengthReducedU64::new((geo.sectors_per_page() * cap.unit_pages as u64).max(1)),
