@@ -63,8 +63,11 @@ pub struct Suspended {
 }
 
 pub struct Die {
-    /// Read, write and GC queues (see [`crate::controller::txn::QueueClass`]).
-    pub queues: [VecDeque<u32>; 3],
+    /// Read, write and GC queues (see [`crate::controller::txn::QueueClass`]). They hold
+    /// the transactions themselves, in order: cleaning queues thousands at once, and a
+    /// transaction reached through a table of them all would be fetched from scattered
+    /// memory when its turn comes; only the command a die runs is in that table.
+    pub queues: [VecDeque<crate::controller::txn::Txn>; 3],
     pub op: DieOp,
     /// Generation of the array operation in flight: bumped when an erase is suspended, so
     /// that the completion event it had scheduled is recognised as stale.

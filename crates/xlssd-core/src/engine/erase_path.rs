@@ -150,8 +150,9 @@ impl Simulator<'_> {
             self.erases.stats.loops += 1;
         }
         if i + 1 < run.now {
-            self.txns.get_mut(id).step += 1;
-            self.queue_loop(id, t.plane);
+            let mut next = self.txns.remove(id);
+            next.step += 1;
+            self.queue_loop(next);
             return LoopEnd::Continues;
         }
         self.erases.runs[t.plane as usize] = None;
@@ -178,11 +179,11 @@ impl Simulator<'_> {
         s.stress_v_ms += stress;
     }
 
-    /// Queues erase transaction `id` on the die of `plane`: ahead of other cleaning work,
-    /// behind reads.
-    fn queue_loop(&mut self, id: u32, plane: u32) {
-        let die = self.geo.die_of_plane(plane);
-        self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(id);
+    /// Queues erase loop transaction `t` on the die of its plane: ahead of other cleaning
+    /// work, behind reads.
+    fn queue_loop(&mut self, t: Txn) {
+        let die = self.geo.die_of_plane(t.plane);
+        self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(t);
         self.die_load[die as usize] += 1;
     }
 
@@ -201,8 +202,7 @@ impl Simulator<'_> {
         d.issued = true;
         let plane = self.geo.plane_of_block(block);
         let t = Txn { kind: TxnKind::Erase, ppn: self.geo.ppn(block, 0), lpn: 0, owner: NO_OWNER, plane, step: DEFERRED_LOOP, reference: 0 };
-        let id = self.txns.insert(t);
-        self.queue_loop(id, plane);
+        self.queue_loop(t);
     }
 
     /// Whether `ppn`'s block still waits for its deferred last erase loop.

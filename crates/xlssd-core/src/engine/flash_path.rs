@@ -298,9 +298,8 @@ impl Simulator<'_> {
             }
             OpClass::Erase => {}
         }
-        let id = self.txns.insert(t);
         let queue = t.kind.queue();
-        self.dies[die as usize].queues[queue as usize].push_back(id);
+        self.dies[die as usize].queues[queue as usize].push_back(t);
         self.die_load[die as usize] += 1;
         if queue == QueueClass::Read && (self.timing.erase_suspend.is_some() || self.timing.program_suspend.is_some()) {
             self.suspend_for_read(die);
@@ -350,12 +349,9 @@ impl Simulator<'_> {
         };
         // A program may start only as its block's next page: a scheme can send host writes
         // and GC copies to one block, and their queues must not reorder its pages.
-        let startable = |sim: &Self, id: u32| {
-            let t = sim.txns.get(id);
-            t.kind.op() != OpClass::Program || sim.next_to_program(t.ppn)
-        };
+        let startable = |sim: &Self, t: &Txn| t.kind.op() != OpClass::Program || sim.next_to_program(t.ppn);
         let Some(qc) = order.into_iter().find(|&qc| {
-            self.dies[die as usize].queues[qc as usize].front().is_some_and(|&id| startable(self, id))
+            self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| startable(self, t))
         }) else {
             return;
         };
@@ -364,34 +360,35 @@ impl Simulator<'_> {
         // program order within every block.
         // The head of the queue is startable (checked above) and always taken.
         let queue = &self.dies[die as usize].queues[qc as usize];
-        let head = self.txns.get(queue[0]);
+        let head = &queue[0];
         let class = head.kind.op();
-        let mut txns = [0u32; MAX_PLANES];
-        txns[0] = queue[0];
         let mut n = 1;
         let mut seen: u32 = 1 << (head.plane - first_plane);
         // Positions in the queue, which is scanned no further than 4 x MAX_PLANES.
         let mut taken = [0u8; MAX_PLANES];
         let scan = queue.len().min(4 * ppd as usize);
         if scan > 1 {
-            for (i, &id) in (1..scan).zip(queue.range(1..scan)) {
+            for (i, t) in (1..scan).zip(queue.range(1..scan)) {
                 if n == ppd as usize {
                     break;
                 }
-                let t = self.txns.get(id);
                 let bit = 1u32 << (t.plane - first_plane);
                 if seen & bit != 0 {
                     continue;
                 }
                 seen |= bit;
-                if t.kind.op() == class && (class != OpClass::Program || self.next_to_program(t.ppn)) {
-                    txns[n] = id;
+                if t.kind.op() == class && startable(self, t) {
                     taken[n] = i as u8;
                     n += 1;
                 }
             }
         }
+        // The command's transactions move from the queue to the table of those in flight.
         let queue = &mut self.dies[die as usize].queues[qc as usize];
+        let mut txns = [0u32; MAX_PLANES];
+        for (id, &i) in txns.iter_mut().zip(&taken[..n]) {
+            *id = self.txns.insert(queue[i as usize]);
+        }
         for &i in taken[1..n].iter().rev() {
             queue.remove(i as usize);
         }

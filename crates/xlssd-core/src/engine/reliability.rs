@@ -543,13 +543,13 @@ impl Simulator<'_> {
         let outcome =
             [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw, Decoded::Recovered]
                 [outcome as usize];
-        let t = *self.txns.get(id);
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
-            self.txns.get_mut(id).step += 1;
+            let mut t = self.txns.remove(id);
+            t.step += 1;
             let die = self.geo.die_of_plane(t.plane);
             let qc = t.kind.queue();
-            self.dies[die as usize].queues[qc as usize].push_front(id);
+            self.dies[die as usize].queues[qc as usize].push_front(t);
             self.die_load[die as usize] += 1;
             self.try_start_die(die);
             return;
