@@ -236,6 +236,8 @@ pub struct Simulator<'s> {
     host_link_free: [Time; 2],
 
     // Controller.
+    /// Transactions from the start of their command until they are settled, by the ids
+    /// events and the decoder name; queued ones wait in their die's queue.
     txns: TxnSlab,
     dies: Vec<Die>,
     channels: Vec<Channel>,
