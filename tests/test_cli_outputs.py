@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from xlssd import atomic
 from xlssd.atomic import FileError
+from xlssd.report import Report
 
 
 @pytest.mark.parametrize(
@@ -243,3 +245,25 @@ def test_help_and_errors_of_the_command_line_are_those_of_the_whole_parser(argv,
         assert p.returncode == 0 and p.stdout.startswith("usage: xlssd run")
     else:
         assert p.returncode == 2 and p.stderr.endswith("xlssd: error: unrecognized arguments: --bogus\n")
+
+
+@pytest.mark.parametrize("physics", [False, True], ids=["physics-off", "physics-on"])
+def test_the_report_file_is_the_text_python_writes_for_it(tmp_path, cli, physics):
+    # The command line writes the core's text as it comes; it must be what
+    # `json.dumps(report, indent=2)` writes (the format of every report written before),
+    # floats, escapes and all. The trace's name, echoed in the report, is not ASCII.
+    trace = tmp_path / "tr\u00e5ce \u00e9\x7f.trace"
+    # MQSim's format: arrival (ns), device, first sector, sectors, 1 for a read.
+    trace.write_text("".join(f"{i * 20000} 0 {(i * 7919) % 4096 * 8} 8 {int(i % 3 > 0)}\n" for i in range(3000)))
+    extra = ["--set", 'physics.model="power-law"', "--set", 'ecc.scheme="ldpc"', "--set", "aging.initial_pe=2000",
+             "--set", "aging.data_age_h=2000"] if physics else []
+    out = tmp_path / "r.json"
+    p = cli("run", "--preset", "tiny", "--trace", str(trace), *extra, "--quiet", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    text = out.read_text(encoding="ascii")
+    data = json.loads(text)
+    assert text == json.dumps(data, indent=2) + "\n"
+    assert "\\u00e5" in text and "\\u007f" in text
+    if physics:
+        # Bit error rates are among the floats, so Python's scientific form is checked too.
+        assert any("e-" in repr(v) for _, v in Report(data).flat() if isinstance(v, float))

@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+mod text;
+pub use text::{python_float, to_python_json};
+
 pub use crate::stats::LatencySummary;
 
 /// Version of the report schema.
@@ -473,8 +476,9 @@ pub struct SimReport {
 pub const WALL_CLOCK_KEYS: [&str; 4] = ["setup_s", "wall_s", "requests_per_s", "events_per_s"];
 
 impl Report {
+    /// The report as JSON, laid out as Python's `json.dumps(report, indent=2)` lays it out.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("report serialises")
+        to_python_json(self)
     }
 
     /// Sets the wall-clock fields to zero (for byte-identical comparisons).
