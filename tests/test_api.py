@@ -124,7 +124,7 @@ def test_importing_the_package_leaves_out_what_a_run_does_not_need():
     assert out.strip() == ""
     # Nor does a whole run, report written, load what writing a file or parsing the command
     # line would pull in through the standard library's own helpers.
-    unwanted = ("dataclasses", "inspect", "rich", "tempfile", "shutil", "random", "xlssd.quality.command")
+    unwanted = ("dataclasses", "inspect", "rich", "tempfile", "shutil", "random", "xlssd.quality.command", "tomllib")
     code = (
         "import atexit, sys\n"
         f"atexit.register(lambda: print(' '.join(m for m in {unwanted!r} if m in sys.modules)))\n"
@@ -136,3 +136,26 @@ def test_importing_the_package_leaves_out_what_a_run_does_not_need():
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([sys.executable, "-c", code, f"{tmp}/r.json"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", out.stdout
+
+
+def test_the_core_reads_every_preset_as_tomllib_does():
+    # A run from a preset reads it with the core's TOML parser; Python's own is the reference,
+    # key order included (json.dumps keeps it).
+    import json
+    import tomllib
+
+    from xlssd import _core
+    from xlssd.config import _preset_file, load_preset, preset_names
+
+    names = preset_names()
+    assert len(names) >= 10
+    for name in names:
+        text = _preset_file(name).read_text(encoding="utf-8")
+        reference = tomllib.loads(text)
+        assert json.dumps(json.loads(_core.toml_to_json(text))) == json.dumps(reference), name
+        assert json.dumps(load_preset(name)) == json.dumps(reference), name
+    # Every kind of value and table a TOML document can hold, but dates.
+    text = 'a = 1\nb = -2.5e-7\nc = "x\\u00e5"\nd = [1, [2, 3]]\ne = { f = true, g = \'lit\' }\n[z.y]\nh = 0x1F\n[[arr]]\ni = 1\n[[arr]]\ni = 2\n'
+    assert json.dumps(json.loads(_core.toml_to_json(text))) == json.dumps(tomllib.loads(text))
+    with pytest.raises(_core.ConfigError, match="line 2"):
+        _core.toml_to_json("a = 1\n[b\n")

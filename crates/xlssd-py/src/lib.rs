@@ -82,10 +82,11 @@ fn parse_workload_spec(spec: &str, base_json: &str) -> PyResult<String> {
     })
 }
 
-/// Logical capacity in 512-byte sectors of the device a config describes.
+/// A TOML document as JSON text (tables' keys in document order); a `ConfigError` with the
+/// parser's message when it is not TOML.
 #[pyfunction]
-fn logical_sectors(config_json: &str) -> PyResult<u64> {
-    guarded(|| Ok(xlssd_core::logical_sectors(&Config::from_json_str(config_json)?)))
+fn toml_to_json(text: &str) -> PyResult<String> {
+    catching(|| xlssd_core::config::toml_to_json(text).map_err(ConfigError::new_err))
 }
 
 /// An integer argument of a calculator (`default` if not given) in `lo..=hi`, or an error
@@ -418,7 +419,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_workload_spec, m)?)?;
-    m.add_function(wrap_pyfunction!(logical_sectors, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_with_payload, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
