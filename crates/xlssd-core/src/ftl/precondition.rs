@@ -88,7 +88,11 @@ fn apportion(weights: &[f64], total: u64, cap: u32) -> Vec<u32> {
 
 /// Logical pages of one residue (modulo the plane count) handled together: the entries of a
 /// cache line of the mapping table are written in one pass.
-const GROUP: u64 = 16;
+pub const GROUP: u64 = 16;
+
+/// Groups whose buffers circulate between the two threads: one dealt while the other is
+/// written.
+pub const GROUPS_IN_FLIGHT: u64 = 2;
 
 /// Fills the device: logical pages `0..used` get data, each in the plane `plane_of` names.
 /// `data_blocks` blocks per plane may hold data; the rest stay free. `progress(done, total)`
@@ -128,9 +132,9 @@ pub fn precondition(
     std::thread::scope(|s| {
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<Group>>(1);
         let (spent_tx, spent_rx) = mpsc::channel::<Group>();
-        // Two groups circulate: one dealt while the other is written. Their buffers are
-        // reused, since fresh memory is dear (the kernel zeroes every page it hands out).
-        for _ in 0..2 {
+        // The groups' buffers are reused, since fresh memory is dear (the kernel zeroes
+        // every page it hands out).
+        for _ in 0..GROUPS_IN_FLIGHT {
             spent_tx.send(Group::default()).expect("the receiver is alive");
         }
         s.spawn(move || dealer.deal(rng, spent_rx, ready_tx));

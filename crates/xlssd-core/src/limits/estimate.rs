@@ -22,9 +22,10 @@ pub const PAGE_PHYSICS_BYTES: u64 = 8;
 /// Block physics (`nand/state.rs`): wear, reads (f32 each) and programs (u16), one
 /// 12-byte record.
 pub const BLOCK_PHYSICS_BYTES: u64 = 4 + 4 + 4;
-/// Preconditioning's slot lists (`ftl/precondition.rs`): a 32-bit slot per mapping unit of
-/// the planes filled together, freed after set-up.
-pub const PRECONDITION_SLOT_BYTES: u64 = 4;
+/// Preconditioning's slot lists (`ftl/precondition.rs`): per mapping unit of the planes in
+/// flight, its slot in block order and in the order the logical pages take them (32 bits
+/// each), freed after set-up.
+pub const PRECONDITION_SLOT_BYTES: u64 = 4 + 4;
 /// The placement handle of each logical page's data, while handles are offered.
 pub const HANDLE_BYTES_PER_UNIT: u64 = 1;
 /// The cache directory of `[backing]`, per slot: its map entry (key, value and the hash
@@ -37,8 +38,9 @@ pub const CMT_SLOT_BYTES: u64 = 8;
 /// Translation reads and writes in flight (`controller/translation.rs`), per translation
 /// page: its waiter list's index and a write flag, with a cached mapping table.
 pub const TRANSLATION_PAGE_BYTES: u64 = 4;
-/// Planes preconditioning fills together (`ftl/precondition.rs` `GROUP`).
-pub const PRECONDITION_PLANES: u64 = 16;
+/// Planes whose slot lists preconditioning holds at once (`ftl/precondition.rs`): two
+/// groups, one dealt while the other is written.
+pub const PRECONDITION_PLANES: u64 = crate::ftl::precondition::GROUPS_IN_FLIGHT * crate::ftl::precondition::GROUP;
 
 /// One structure's share of the estimate.
 #[derive(Debug, Clone, PartialEq)]
