@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 mod text;
-pub use text::{python_float, to_python_json};
+pub use text::to_python_json;
 
 pub use crate::stats::LatencySummary;
 

@@ -140,7 +140,7 @@ pub fn precondition(
         s.spawn(move || dealer.deal(rng, spent_rx, ready_tx));
         // This side's receiver and sender drop as it returns, which ends the dealer at its
         // next send or wait when this side stops early.
-        write_all(ready_rx, spent_tx, blocks, map, &geo, planes, unit, used, progress)
+        write_all(ready_rx, spent_tx, blocks, map, &geo, used, progress)
     })?;
     blocks.rebuild_free_pools();
     Ok(())
@@ -151,7 +151,6 @@ pub fn precondition(
 struct Group {
     first: u64,
     residues: Vec<Dealt>,
-    len: usize,
 }
 
 /// What one residue's plane receives.
@@ -192,8 +191,8 @@ impl<F: Fn(u64) -> u32> Dealer<'_, F> {
             let Ok(mut group) = spent.recv() else { return };
             let residues = first..(first + GROUP).min(planes).min(used);
             group.first = first;
-            group.len = (residues.end - first) as usize;
-            group.residues.resize_with(GROUP as usize, Dealt::default);
+            // Only the last group can be shorter; the buffers it drops are not needed again.
+            group.residues.resize_with((residues.end - first) as usize, Dealt::default);
             for r in residues {
                 let plane = (self.plane_of)(r);
                 debug_assert!(
@@ -242,15 +241,12 @@ impl<F: Fn(u64) -> u32> Dealer<'_, F> {
 }
 
 /// Writes the groups dealt as they come, handing each back to be dealt again.
-#[allow(clippy::too_many_arguments)]
 fn write_all(
     ready: mpsc::Receiver<Result<Group>>,
     spent: mpsc::Sender<Group>,
     blocks: &mut BlockManager,
     map: &mut Mapping,
     geo: &crate::nand::Geometry,
-    planes: u64,
-    unit: u32,
     used: u64,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<()> {
@@ -258,7 +254,7 @@ fn write_all(
     let mut done = 0u64;
     for group in ready.iter() {
         let group = group?;
-        done += write_group(&group, blocks, map, geo, planes, unit, &mut pages)?;
+        done += write_group(&group, blocks, map, geo, &mut pages)?;
         if !progress(done, used) {
             return Err(Error::Interrupted);
         }
@@ -274,11 +270,10 @@ fn write_group(
     blocks: &mut BlockManager,
     map: &mut Mapping,
     geo: &crate::nand::Geometry,
-    planes: u64,
-    unit: u32,
     pages: &mut Vec<u32>,
 ) -> Result<u64> {
-    let dealt = &group.residues[..group.len];
+    let (planes, unit) = (geo.planes as u64, blocks.unit_pages());
+    let dealt = &group.residues;
     for d in dealt {
         crate::interrupt::poll()?;
         let first_block = geo.first_block_of_plane(d.plane);

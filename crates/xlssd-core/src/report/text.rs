@@ -20,8 +20,11 @@ pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
 /// Python's `repr` of a finite float: the shortest digits that read back as `x`, positional
 /// when the decimal point falls within 16 digits of them and scientific otherwise, with a
 /// `.0` on a whole number and at least two exponent digits.
-pub fn python_float(x: f64) -> String {
+fn python_float(x: f64) -> String {
     debug_assert!(x.is_finite(), "JSON has no text for {x}");
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+    }
     // `{:e}` writes the shortest round-tripping digits, as Python's repr chooses them.
     let sci = format!("{:e}", x.abs());
     let (mantissa, exp) = sci.split_once('e').expect("`{:e}` writes an exponent");
@@ -31,9 +34,6 @@ pub fn python_float(x: f64) -> String {
     let point = exp + 1;
     let sign = if x.is_sign_negative() { "-" } else { "" };
     let n = digits.len() as i32;
-    if x == 0.0 {
-        return format!("{sign}0.0");
-    }
     if point <= -4 || point > 16 {
         let (first, rest) = digits.split_at(1);
         let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
