@@ -11,6 +11,7 @@ callback raised, as itself."""
 from __future__ import annotations
 
 import faulthandler
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -231,6 +232,76 @@ def test_a_reproduction_stops(signum, tmp_path):
 
 
 # -- the Python API ---------------------------------------------------------------------
+
+
+def _ignored_signals(pid: int) -> set[int]:
+    mask = next(int(line.split()[1], 16) for line in open(f"/proc/{pid}/status") if line.startswith("SigIgn:"))
+    return {n for n in range(1, 65) if mask >> (n - 1) & 1}
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_processes_started_for_a_pool_ignore_a_stop_from_their_start(signum):
+    # A pool worker still importing when Ctrl-C reaches the process group would die with a
+    # traceback of its own before it could ignore the signal; started ignoring it, it
+    # cannot. The stop itself waits for the block's end and is then raised, not lost.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    from xlssd import signals
+    probe = "import os, time; time.sleep(30)"
+    reached_the_end = False
+    with signals.handled():
+        handlers = [signal.getsignal(s) for s in signals.HANDLED]
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            with signals.ignored_by_children():
+                child = subprocess.Popen([sys.executable, "-c", probe])
+                try:
+                    ignored = _ignored_signals(child.pid)
+                finally:
+                    child.kill()
+                    child.wait()
+                os.kill(os.getpid(), signum)
+                reached_the_end = True
+        after = [signal.getsignal(s) for s in signals.HANDLED]
+    assert {signal.SIGINT, signal.SIGTERM} <= ignored
+    assert reached_the_end
+    assert after == handlers, "the process's own handlers were not put back"
+    assert signals.exit_code(stopped.value) == 128 + signum
+    assert not {signal.SIGINT, signal.SIGTERM} & _ignored_signals(os.getpid())
+
+
+def _sweep_tasks(tmp_path: Path) -> list[dict]:
+    from xlssd.sweep.spec import load_spec
+    (tmp_path / "stop.toml").write_text(SWEEP)
+    return [p.task() for p in load_spec(tmp_path / "stop.toml").expand()]
+
+
+def test_a_stopped_local_pool_leaves_nothing_of_itself_running(tmp_path):
+    # After a stop the command prints its last line and exits at once; a thread of the pool
+    # still at work then (failing the points it was told to cancel, or waiting for the rest
+    # of a row a killed worker was sending) would print after that line or never end.
+    from xlssd.sweep.backends import LocalPool
+    threads = set(threading.enumerate())
+    rows = LocalPool(2).run(_sweep_tasks(tmp_path))
+    assert next(rows)["status"] == "ok"
+    assert len(multiprocessing.active_children()) == 2
+    rows.close()
+    assert set(threading.enumerate()) == threads
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_that_dies_fails_its_point_only(tmp_path):
+    from xlssd.sweep.backends import LocalPool
+    tasks = _sweep_tasks(tmp_path)
+    rows = LocalPool(2).run(tasks)
+    got = [next(rows)]
+    victim = multiprocessing.active_children()[0]
+    os.kill(victim.pid, signal.SIGKILL)
+    got += list(rows)
+    assert sorted(r["point_id"] for r in got) == sorted(t["point_id"] for t in tasks)
+    failed = [r for r in got if r["status"] != "ok"]
+    assert len(failed) == 1, failed
+    assert failed[0]["error"] == f"its worker process ended (exit code {-signal.SIGKILL})"
+    assert multiprocessing.active_children() == []
 
 
 class Refused(Exception):

@@ -468,12 +468,12 @@ SKIP_LAST_COLLECTION = frozenset({"run"})
 
 
 def command() -> None:
-    """The `xlssd` command: what `main` does, then exit with its status. A command stopped by a signal
-    runs the exit functions (multiprocessing's release of its semaphores among them) and
-    then exits without the rest of the interpreter's teardown: everything worth keeping is
-    on disk (outputs are written whole or not at all, pool workers are killed, Ray is
-    stopped), and tearing down large libraries (Ray's core, Arrow) takes a few hundred
-    milliseconds of the second a stop is given. (`atexit._run_exitfuncs` is what the
+    """The `xlssd` command: what `main` does, then exit with its status. A command stopped
+    by a signal runs the exit functions and then exits without the rest of the
+    interpreter's teardown: everything worth keeping is on disk (outputs are written whole
+    or not at all, pool workers are killed, Ray is stopped), and tearing down large
+    libraries (Ray's core, Arrow) takes a few hundred milliseconds of the second a stop is
+    given. (`atexit._run_exitfuncs` is what the
     interpreter's own exit calls.)"""
     args = _parse_args(None)
     code = _execute(args)

@@ -15,7 +15,8 @@ say which signal it was.
 Some work must not be cut short, whoever handles the signals: the clean-up after a stop
 (a second Ctrl-C in the middle would leave a pool's workers running their points) or Ray's
 start-up (cut, it leaves processes behind). `held()` makes the signals that arrive during
-such work wait for its end."""
+such work wait for its end. And a process started for a pool must not die of a stop before it
+can ignore it: `ignored_by_children()` starts processes with both signals ignored."""
 
 from __future__ import annotations
 
@@ -96,6 +97,33 @@ def held() -> Iterator[None]:
             signal.signal(s, handler)
     if arrived:
         _deliver(arrived[0], previous[arrived[0]])
+
+
+@contextlib.contextmanager
+def ignored_by_children() -> Iterator[None]:
+    """Processes started inside the block start with SIGINT and SIGTERM ignored: an ignored
+    signal stays ignored across exec, where a handler falls back to the default (for Python,
+    a traceback). Here the signals are blocked meanwhile and arrive at the block's end. In
+    the main thread only, where Python runs signal handlers."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
+    try:
+        if set(HANDLED) & signal.sigpending():
+            # Ignoring a signal throws away one already pending: this one is handled first
+            # (a stop raises here, before any process starts). One arriving in the instant
+            # between this look and the change below is lost (no call does both at once).
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
+        previous = {s: signal.signal(s, signal.SIG_IGN) for s in HANDLED}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _deliver(signum: int, handler) -> None:
