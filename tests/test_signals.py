@@ -234,39 +234,52 @@ def test_a_reproduction_stops(signum, tmp_path):
 # -- the Python API ---------------------------------------------------------------------
 
 
-def _ignored_signals(pid: int) -> set[int]:
-    mask = next(int(line.split()[1], 16) for line in open(f"/proc/{pid}/status") if line.startswith("SigIgn:"))
+def _signal_set(pid: int, field: str) -> set[int]:
+    mask = next(int(line.split()[1], 16) for line in open(f"/proc/{pid}/status") if line.startswith(f"{field}:"))
     return {n for n in range(1, 65) if mask >> (n - 1) & 1}
 
 
 @pytest.mark.parametrize("signum", SIGNALS)
-def test_processes_started_for_a_pool_ignore_a_stop_from_their_start(signum):
+@pytest.mark.parametrize("threads", [0, 1], ids=["alone", "beside-a-thread"])
+def test_processes_started_for_a_pool_cannot_be_stopped_from_their_start(signum, threads):
     # A pool worker still importing when Ctrl-C reaches the process group would die with a
-    # traceback of its own before it could ignore the signal; started ignoring it, it
-    # cannot. The stop itself waits for the block's end and is then raised, not lost.
+    # traceback of its own before it could ignore the signal; started with it blocked, it
+    # cannot. The stop itself waits for the block's end and is then raised, not lost, also
+    # when another thread of the process (one that blocks nothing) is the one it reaches.
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
     from xlssd import signals
-    probe = "import os, time; time.sleep(30)"
+    ctx = multiprocessing.get_context("spawn")
+    idle = threading.Event()
+    others = [threading.Thread(target=idle.wait) for _ in range(threads)]
+    for t in others:
+        t.start()
     reached_the_end = False
-    with signals.handled():
-        handlers = [signal.getsignal(s) for s in signals.HANDLED]
-        with pytest.raises(KeyboardInterrupt) as stopped:
-            with signals.ignored_by_children():
-                child = subprocess.Popen([sys.executable, "-c", probe])
-                try:
-                    ignored = _ignored_signals(child.pid)
-                finally:
-                    child.kill()
-                    child.wait()
-                os.kill(os.getpid(), signum)
-                reached_the_end = True
-        after = [signal.getsignal(s) for s in signals.HANDLED]
-    assert {signal.SIGINT, signal.SIGTERM} <= ignored
+    try:
+        with signals.handled():
+            handlers = [signal.getsignal(s) for s in signals.HANDLED]
+            with pytest.raises(KeyboardInterrupt) as stopped:
+                with signals.shielded_children():
+                    child = ctx.Process(target=time.sleep, args=(30,))
+                    child.start()
+                    try:
+                        blocked = _signal_set(child.pid, "SigBlk")
+                    finally:
+                        child.kill()
+                        child.join()
+                    os.kill(os.getpid(), signum)
+                    time.sleep(0.05)
+                    reached_the_end = True
+            after = [signal.getsignal(s) for s in signals.HANDLED]
+    finally:
+        idle.set()
+        for t in others:
+            t.join()
+    assert {signal.SIGINT, signal.SIGTERM} <= blocked
     assert reached_the_end
-    assert after == handlers, "the process's own handlers were not put back"
     assert signals.exit_code(stopped.value) == 128 + signum
-    assert not {signal.SIGINT, signal.SIGTERM} & _ignored_signals(os.getpid())
+    assert after == handlers, "the process's own handlers were not put back"
+    assert not {signal.SIGINT, signal.SIGTERM} & _signal_set(os.getpid(), "SigBlk")
 
 
 def _sweep_tasks(tmp_path: Path) -> list[dict]:

@@ -16,7 +16,7 @@ Some work must not be cut short, whoever handles the signals: the clean-up after
 (a second Ctrl-C in the middle would leave a pool's workers running their points) or Ray's
 start-up (cut, it leaves processes behind). `held()` makes the signals that arrive during
 such work wait for its end. And a process started for a pool must not die of a stop before it
-can ignore it: `ignored_by_children()` starts processes with both signals ignored."""
+can ignore it: `shielded_children()` starts processes with both signals blocked."""
 
 from __future__ import annotations
 
@@ -100,30 +100,26 @@ def held() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def ignored_by_children() -> Iterator[None]:
-    """Processes started inside the block start with SIGINT and SIGTERM ignored: an ignored
-    signal stays ignored across exec, where a handler falls back to the default (for Python,
-    a traceback). Here the signals are blocked meanwhile and arrive at the block's end. In
-    the main thread only, where Python runs signal handlers."""
+def shielded_children() -> Iterator[None]:
+    """Processes started inside the block start with SIGINT and SIGTERM blocked, and a
+    process keeps what it inherits blocked until it unblocks it: a stop cannot reach them
+    (the parent decides their end). This thread blocks both meanwhile, and the signals that
+    reach the process wait for the block's end, as in `held()`. In the main thread only,
+    where Python runs signal handlers."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
-    try:
-        if set(HANDLED) & signal.sigpending():
-            # Ignoring a signal throws away one already pending: this one is handled first
-            # (a stop raises here, before any process starts). One arriving in the instant
-            # between this look and the change below is lost (no call does both at once).
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
-        previous = {s: signal.signal(s, signal.SIG_IGN) for s in HANDLED}
+    # multiprocessing starts its resource tracker with the first process it starts, and
+    # then unblocks both signals in the calling thread; running already, it is left alone.
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    with held():
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
         try:
             yield
         finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _deliver(signum: int, handler) -> None:

@@ -101,12 +101,12 @@ class LocalPool:
     @staticmethod
     def _spawn() -> tuple[BaseProcess, Connection]:
         # spawn, not fork: the parent may hold threads (the progress bar's), and a forked
-        # child must not inherit their locks. Started ignoring SIGINT and SIGTERM, so that
-        # a stop reaching the process group while it is still importing cannot end it with
-        # a traceback before `_ignore_interrupts` runs.
+        # child must not inherit their locks. Started with SIGINT and SIGTERM blocked, so
+        # that a stop reaching the process group while it is still importing cannot end it
+        # with a traceback before `_ignore_interrupts` runs.
         ctx = multiprocessing.get_context("spawn")
         parent, child = ctx.Pipe()
-        with signals.ignored_by_children():
+        with signals.shielded_children():
             process = ctx.Process(target=_serve, args=(child,), daemon=True)
             process.start()
         child.close()
