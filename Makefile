@@ -12,13 +12,13 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build browser bench clean fuzz fuzz-tools fuzz-cmin
+.PHONY: demo test build browser rustfmt bench clean fuzz fuzz-tools fuzz-cmin
 
 demo: build
 	@mkdir -p out
 	xlssd run --preset tiny --json out/demo-report.json
 
-test: build browser
+test: build browser rustfmt
 	cargo test --profile test-release -p xlssd-core
 	$(PY) -m pytest -q
 
@@ -26,6 +26,10 @@ bench: build
 	$(PY) benches/bench.py
 
 build: $(BUILD_STAMP)
+
+# The formatting test (crates/xlssd-core/tests/tidy.rs) runs `cargo fmt --check`.
+rustfmt:
+	@cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 
 # The HTML report's test opens a report in headless Chromium, from Debian's packages.
 browser:

@@ -132,11 +132,9 @@ impl Config {
         let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
         let physical_pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
         let unit_pages = self.mapping.unit_pages(g.page_size);
-        let logical_pages =
-            ((physical_pages as f64) * (1.0 - self.ftl.overprovisioning)).floor() as u64 / unit_pages as u64;
+        let logical_pages = ((physical_pages as f64) * (1.0 - self.ftl.overprovisioning)).floor() as u64 / unit_pages as u64;
         let entries = (g.page_size / self.mapping.entry_bytes.max(1)).max(1) as u64;
-        let translation_pages =
-            if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
+        let translation_pages = if self.mapping.cached_table_bytes > 0 { logical_pages.div_ceil(entries) } else { 0 };
         // Free blocks kept for cleaning: one, or one per stream cleaning may open a block in
         // at once (a scheme's, or each handle's with `same-handle` cleaning). Cleaning starts
         // before the host is held back by them and turns urgent at them, and the space check
@@ -180,8 +178,12 @@ impl Config {
             parts.iter().find(|p| p.hooks.contains(&hook)).map_or("", |p| p.name)
         };
         let gc = GcConfig::default();
-        let keeps_policy = self.scheme.parts().unwrap_or_default().iter().any(|p| p.hooks.contains(&Hook::Cleaning) && p.uses_gc_policy);
-        if hooks.has(Hook::Cleaning) && !keeps_policy && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates) {
+        let keeps_policy =
+            self.scheme.parts().unwrap_or_default().iter().any(|p| p.hooks.contains(&Hook::Cleaning) && p.uses_gc_policy);
+        if hooks.has(Hook::Cleaning)
+            && !keeps_policy
+            && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates)
+        {
             let key = if self.gc.policy != gc.policy { "gc.policy" } else { "gc.rga_candidates" };
             return Err(Error::Config {
                 key: key.into(),
@@ -370,10 +372,7 @@ const MAX_MESSAGE_CHARS: usize = 1000;
 /// value is named without being repeated in full.
 pub(crate) fn read_error(key: String, message: &str) -> Error {
     use crate::error::{printable, shorten_quoted};
-    Error::Config {
-        key: printable(&key, MAX_KEY_CHARS),
-        message: shorten_quoted(message, MAX_QUOTED_CHARS, MAX_MESSAGE_CHARS),
-    }
+    Error::Config { key: printable(&key, MAX_KEY_CHARS), message: shorten_quoted(message, MAX_QUOTED_CHARS, MAX_MESSAGE_CHARS) }
 }
 
 /// serde_json appends "at line 1 column N" to its messages; the key path says more.

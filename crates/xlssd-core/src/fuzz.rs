@@ -21,7 +21,7 @@ use std::io::Cursor;
 use crate::config::{Config, WorkloadConfig};
 use crate::error::{printable, Error};
 use crate::host::synthetic::SyntheticSource;
-use crate::host::trace::{reader_for, reader_detected, MAX_ERROR_TEXT_CHARS};
+use crate::host::trace::{reader_detected, reader_for, MAX_ERROR_TEXT_CHARS};
 use crate::host::{scaled_arrival_ns, Op, Request, RequestSource, TraceFormat, MAX_ARRIVAL_NS, MAX_HANDLE};
 
 /// What trace errors call the fuzzed input.
@@ -221,8 +221,14 @@ fn check_synthetic(w: &WorkloadConfig) {
         assert!(r.lba + r.sectors as u64 <= SYNTHETIC_SECTORS, "a request beyond the device: {r:?}");
         assert!(r.arrival_ns >= last, "arrivals out of order: {r:?} after {last}");
         let write = r.op == Op::Write;
-        assert!(if write { r.context <= w.contexts && (r.context > 0) == (w.contexts > 0) } else { r.context == 0 }, "context of {r:?}");
-        assert!(r.handle.is_some() == (write && w.handles > 0) && r.handle.is_none_or(|h| (h as u32) < w.handles), "handle of {r:?}");
+        assert!(
+            if write { r.context <= w.contexts && (r.context > 0) == (w.contexts > 0) } else { r.context == 0 },
+            "context of {r:?}"
+        );
+        assert!(
+            r.handle.is_some() == (write && w.handles > 0) && r.handle.is_none_or(|h| (h as u32) < w.handles),
+            "handle of {r:?}"
+        );
         last = r.arrival_ns;
     }
 }

@@ -10,8 +10,8 @@
 pub mod backing;
 pub mod config;
 pub mod controller;
-pub mod engine;
 pub mod ecc;
+pub mod engine;
 pub mod error;
 pub mod ftl;
 pub mod fuzz;

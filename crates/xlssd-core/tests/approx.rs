@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use xlssd_core::techniques::approxftl::report::{of as approx, ApproxReport};
 use xlssd_core::host::{Op, Request};
+use xlssd_core::techniques::approxftl::report::{of as approx, ApproxReport};
 use xlssd_core::Config;
 
 /// The small device made 3D: four layers of 16 pages per block, 64 blocks per plane.
@@ -53,9 +53,7 @@ fn approx_lpn(lpn: u64) -> bool {
 
 /// One-page writes to `lpns`, `gap_ns` apart, flagged by `flag`.
 fn writes(lpns: impl Iterator<Item = u64>, gap_ns: u64, flag: impl Fn(u64) -> bool) -> Vec<Request> {
-    lpns.enumerate()
-        .map(|(i, lpn)| Request { approx: flag(lpn), ..req(i as u64 * gap_ns, lpn, 1, Op::Write, 8) })
-        .collect()
+    lpns.enumerate().map(|(i, lpn)| Request { approx: flag(lpn), ..req(i as u64 * gap_ns, lpn, 1, Op::Write, 8) }).collect()
 }
 
 /// Pseudo-random logical pages over the first `span` pages.
@@ -142,7 +140,8 @@ fn hot_cold_run(scheme: &str, flag: impl Fn(u64) -> bool, tweak: impl Fn(&mut Co
     let mut cold_chunks = scattered(u64::MAX, cold);
     let reqs = (0..60_000u64)
         .map(|i| {
-            let (lpn, pages) = if i % 5 == 4 { (hot + 4 * cold_chunks.next().unwrap(), 4) } else { (hot_pages.next().unwrap(), 1) };
+            let (lpn, pages) =
+                if i % 5 == 4 { (hot + 4 * cold_chunks.next().unwrap(), 4) } else { (hot_pages.next().unwrap(), 1) };
             Request { approx: flag(lpn), ..req(i * 20_000, lpn, pages, Op::Write, 8) }
         })
         .collect();
@@ -224,7 +223,9 @@ fn reads_of_never_written_pages_keep_the_valid_precise_counts() {
         let cfg = device(scheme);
         let mut reqs = writes(0..1_500, 50_000, approx_lpn);
         reqs.extend((0..1_500u64).map(|i| req(75_000_000 + i * 50_000, 3_000 + i, 1, Op::Read, 8)));
-        reqs.extend(writes(3_000..4_500, 50_000, |_| false).into_iter().map(|r| Request { arrival_ns: r.arrival_ns + 150_000_000, ..r }));
+        reqs.extend(
+            writes(3_000..4_500, 50_000, |_| false).into_iter().map(|r| Request { arrival_ns: r.arrival_ns + 150_000_000, ..r }),
+        );
         let r = arun(&cfg, VecSource::open(reqs), true);
         assert_eq!(r.ftl.materialized_pages, 1_500, "{scheme:?}");
     }
@@ -240,6 +241,11 @@ fn a_pending_refresh_check_does_not_stretch_the_run() {
     let r = arun(&cfg, VecSource::open(reqs), true);
     // The host's requests span 0.2 s; after the last one, only the write-back and cleaning
     // already under way may run (a few erases and programs at most).
-    assert!(r.sim.simulated_ns < r.host.span_ns + 100_000_000, "{} ns simulated, host span {} ns", r.sim.simulated_ns, r.host.span_ns);
+    assert!(
+        r.sim.simulated_ns < r.host.span_ns + 100_000_000,
+        "{} ns simulated, host span {} ns",
+        r.sim.simulated_ns,
+        r.host.span_ns
+    );
     assert!(r.nand.busy.dies_total.utilization > 0.05, "{}", r.nand.busy.dies_total.utilization);
 }

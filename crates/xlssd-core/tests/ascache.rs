@@ -186,7 +186,9 @@ fn idle_scans_measure_written_blocks_again_and_move_those_that_aged() {
     // One second of the run is 10,000 hours of retention: the exponential-plus-linear
     // model adds 2.3e-3 to a page's RBER each second, taking level 4 to level 3 or below.
     cfg.physics.retention_scale = 3.6e7;
-    cfg.scheme.tables.insert("ascache".into(), serde_json::json!({"scan_period_ms": 50.0, "scan_idle_ms": 10.0, "scan_blocks": 100000}));
+    cfg.scheme
+        .tables
+        .insert("ascache".into(), serde_json::json!({"scan_period_ms": 50.0, "scan_idle_ms": 10.0, "scan_blocks": 100000}));
     let ops: Vec<_> = (0..20).map(|i| (if i < 10 { W } else { R }, i % 10, 0.0)).collect();
     let r = go(&cfg, &ops);
     assert!(n(&r, "probes_idle") > 0);

@@ -151,7 +151,12 @@ fn the_guard_keeps_erases_running_while_writes_wait_for_blocks() {
     let guarded = run_open(&cfg);
     cfg.timing.erase_suspend_guard = false;
     let free = run_open(&cfg);
-    assert!(guarded.nand.suspensions.erase < free.nand.suspensions.erase, "{:?} against {:?}", guarded.nand.suspensions, free.nand.suspensions);
+    assert!(
+        guarded.nand.suspensions.erase < free.nand.suspensions.erase,
+        "{:?} against {:?}",
+        guarded.nand.suspensions,
+        free.nand.suspensions
+    );
 }
 
 #[test]

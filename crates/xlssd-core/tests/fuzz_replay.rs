@@ -14,17 +14,24 @@ fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "{}: the corpus is empty", dir.display());
-    files.into_iter().map(|p| {
-        let data = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        (p, data)
-    }).collect()
+    files
+        .into_iter()
+        .map(|p| {
+            let data = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, data)
+        })
+        .collect()
 }
 
 /// Runs `entry` on every file of `target`'s corpus, naming the file that fails.
 fn replay(target: &str, entry: fn(&[u8])) {
     for (path, data) in corpus(target) {
         if std::panic::catch_unwind(|| entry(&data)).is_err() {
-            panic!("fuzz corpus file {} fails (reproduce: cd fuzz && cargo +nightly fuzz run {target} {})", path.display(), path.display());
+            panic!(
+                "fuzz corpus file {} fails (reproduce: cd fuzz && cargo +nightly fuzz run {target} {})",
+                path.display(),
+                path.display()
+            );
         }
     }
 }

@@ -10,9 +10,7 @@ use common::guarded::run_guarded;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use xlssd_core::config::{
-    AddressMode, AllocationScheme, CellType, GcPolicy, PerPageType, UnmappedReads, WritePolicy,
-};
+use xlssd_core::config::{AddressMode, AllocationScheme, CellType, GcPolicy, PerPageType, UnmappedReads, WritePolicy};
 use xlssd_core::host::{Op, Request};
 use xlssd_core::Config;
 
@@ -284,7 +282,16 @@ fn workload(c: &Case, logical_pages: u64) -> (Vec<Request>, Sent) {
         }
         // The flag is fixed by the address (no draw, so the other choices stay as they were).
         let approx = ((lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64) < c.approx_share;
-        reqs.push(Request { arrival_ns: arrival, lba, sectors: sectors as u32, op, approx, context: 0, handle: None, tolerance: 0.0 });
+        reqs.push(Request {
+            arrival_ns: arrival,
+            lba,
+            sectors: sectors as u32,
+            op,
+            approx,
+            context: 0,
+            handle: None,
+            tolerance: 0.0,
+        });
     }
     (reqs, sent)
 }
@@ -335,8 +342,11 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     } else {
         prop_assert_eq!(f.buffer.capacity_pages, c.cache_pages);
         prop_assert!(f.buffer.write_hits <= f.host_pages_written);
-        prop_assert_eq!(f.buffer.flushed_pages, f.host_pages_written - f.buffer.write_hits,
-            "every buffer slot taken is flushed exactly once by the end of the run");
+        prop_assert_eq!(
+            f.buffer.flushed_pages,
+            f.host_pages_written - f.buffer.write_hits,
+            "every buffer slot taken is flushed exactly once by the end of the run"
+        );
         if c.write_policy == WritePolicy::Eager {
             // Eager write-back never leaves a page dirty for a rewrite to land on.
             prop_assert_eq!(f.buffer.write_hits, 0);
@@ -347,7 +357,10 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
         r.nand.programs,
         host_programs + f.gc.pages_moved + f.wl.pages_moved + f.mapping.flash_writes,
         "programs = host {} + gc {} + wl {} + mapping {}",
-        host_programs, f.gc.pages_moved, f.wl.pages_moved, f.mapping.flash_writes
+        host_programs,
+        f.gc.pages_moved,
+        f.wl.pages_moved,
+        f.mapping.flash_writes
     );
     if f.host_pages_written > 0 {
         let waf = r.nand.programs as f64 / f.host_pages_written as f64;
@@ -365,8 +378,13 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(f.wl.blocks_erased, f.wl.invocations, "WL jobs started vs blocks they erased");
     let blocks = (physical / c.pages_per_block as u64) as f64;
     let ec = &r.nand.erase_count;
-    prop_assert!((ec.mean * blocks - r.nand.erases as f64).abs() < 1e-5 * blocks + 1e-9,
-        "mean erase count {} x {} blocks vs {} erases", ec.mean, blocks, r.nand.erases);
+    prop_assert!(
+        (ec.mean * blocks - r.nand.erases as f64).abs() < 1e-5 * blocks + 1e-9,
+        "mean erase count {} x {} blocks vs {} erases",
+        ec.mean,
+        blocks,
+        r.nand.erases
+    );
     prop_assert!(ec.min as f64 <= ec.mean && ec.mean <= ec.max as f64);
     if !c.wl_static {
         prop_assert_eq!(f.wl.invocations, 0);
@@ -390,7 +408,11 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     prop_assert!(
         r.nand.reads >= host_flash_reads + f.mapping.flash_reads + f.gc.pages_moved + f.wl.pages_moved,
         "reads {} < host {} + mapping {} + gc {} + wl {}",
-        r.nand.reads, host_flash_reads, f.mapping.flash_reads, f.gc.pages_moved, f.wl.pages_moved
+        r.nand.reads,
+        host_flash_reads,
+        f.mapping.flash_reads,
+        f.gc.pages_moved,
+        f.wl.pages_moved
     );
 
     // The cached mapping table is consulted once per host page program and per host flash
@@ -402,8 +424,15 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     } else {
         prop_assert!(m.cached);
         prop_assert_eq!(m.capacity_entries, c.cmt_entries);
-        prop_assert_eq!(m.hits + m.misses, host_programs + host_flash_reads,
-            "lookups: hits {} + misses {} vs programs {} + flash reads {}", m.hits, m.misses, host_programs, host_flash_reads);
+        prop_assert_eq!(
+            m.hits + m.misses,
+            host_programs + host_flash_reads,
+            "lookups: hits {} + misses {} vs programs {} + flash reads {}",
+            m.hits,
+            m.misses,
+            host_programs,
+            host_flash_reads
+        );
         prop_assert!(m.flash_reads <= m.misses);
     }
 
@@ -422,8 +451,12 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     prop_assert_eq!(r.nand.busy.dies.len() as u32, c.channels * c.chips * c.dies);
     prop_assert_eq!(r.nand.busy.channels.len() as u32, c.channels);
     if c.closed_qd.is_none() {
-        prop_assert!(r.host.span_ns >= sent.last_arrival - sent.first_arrival,
-            "span {} ns shorter than the arrival window {} ns", r.host.span_ns, sent.last_arrival - sent.first_arrival);
+        prop_assert!(
+            r.host.span_ns >= sent.last_arrival - sent.first_arrival,
+            "span {} ns shorter than the arrival window {} ns",
+            r.host.span_ns,
+            sent.last_arrival - sent.first_arrival
+        );
     }
     for op in [&r.host.read, &r.host.write, &r.host.all] {
         let l = &op.latency_us;
@@ -440,14 +473,22 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
             use xlssd_core::physics::ProgramMode;
             let vth = &cfg.physics.vth;
             let a = xlssd_core::techniques::approxftl::config::ApproxConfig::default();
-            [vth.program_time_factor(ProgramMode::ApproxVmax), vth.program_time_factor(ProgramMode::ApproxDvpp),
-             1.0 - a.chb_precise_speedup, 1.0 - a.phase2_precise_speedup]
-                .into_iter()
-                .fold(1.0, f64::min)
+            [
+                vth.program_time_factor(ProgramMode::ApproxVmax),
+                vth.program_time_factor(ProgramMode::ApproxDvpp),
+                1.0 - a.chb_precise_speedup,
+                1.0 - a.phase2_precise_speedup,
+            ]
+            .into_iter()
+            .fold(1.0, f64::min)
         };
         let bound_ns = c.cmd_ns as f64 + xfer + 300_000.0 * fastest;
-        prop_assert!(r.host.write.latency_us.mean * 1000.0 >= bound_ns - 1.0,
-            "mean write latency {} us below {} ns", r.host.write.latency_us.mean, bound_ns);
+        prop_assert!(
+            r.host.write.latency_us.mean * 1000.0 >= bound_ns - 1.0,
+            "mean write latency {} us below {} ns",
+            r.host.write.latency_us.mean,
+            bound_ns
+        );
     }
 
     // Determinism: the same inputs give the same report.
@@ -525,14 +566,41 @@ fn many_random_light_cases() {
 /// dynamic allocation, 1,055 random writes of 1 to 8 pages arriving every 0 to 4 ms.
 fn dynamic_flush_limit_case() -> Case {
     Case {
-        channels: 2, chips: 2, dies: 1, planes: 2, blocks_per_plane: 32, pages_per_block: 8,
-        page_size: 2048, cell: CellType::Slc, overprovisioning: 0.3,
-        allocation: AllocationScheme::Dynamic, gc_policy: GcPolicy::Greedy, gc_threshold: 0.05,
-        foreground_gc: false, cache_pages: 4, write_policy: WritePolicy::Lazy, max_inflight: 1,
-        idle_flush_us: 1000.0, cmt_entries: 0, entry_bytes: 64, occupancy: 0.3, steady_state: true,
-        wl_static: false, wl_dynamic: false, static_threshold: 1, unmapped: UnmappedReads::Zero,
-        cmd_ns: 0, dram_ns: 0, interface_gbps: 0.0, wrap: true, wl_seed: 13128626559615166616,
-        requests: 1055, read_fraction: 0.0, hot_fraction: 0.0, unaligned: false, closed_qd: None,
+        channels: 2,
+        chips: 2,
+        dies: 1,
+        planes: 2,
+        blocks_per_plane: 32,
+        pages_per_block: 8,
+        page_size: 2048,
+        cell: CellType::Slc,
+        overprovisioning: 0.3,
+        allocation: AllocationScheme::Dynamic,
+        gc_policy: GcPolicy::Greedy,
+        gc_threshold: 0.05,
+        foreground_gc: false,
+        cache_pages: 4,
+        write_policy: WritePolicy::Lazy,
+        max_inflight: 1,
+        idle_flush_us: 1000.0,
+        cmt_entries: 0,
+        entry_bytes: 64,
+        occupancy: 0.3,
+        steady_state: true,
+        wl_static: false,
+        wl_dynamic: false,
+        static_threshold: 1,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 0,
+        dram_ns: 0,
+        interface_gbps: 0.0,
+        wrap: true,
+        wl_seed: 13128626559615166616,
+        requests: 1055,
+        read_fraction: 0.0,
+        hot_fraction: 0.0,
+        unaligned: false,
+        closed_qd: None,
         mean_gap_us: 2000.0,
         scheme: "baseline",
         approx_share: 0.0,
@@ -565,14 +633,41 @@ fn dynamic_flush_limit_case_with_static_allocation_or_no_limit_passes() {
 #[test]
 fn regression_dynamic_allocation_one_request_at_a_time_does_not_stall() {
     let c = Case {
-        channels: 2, chips: 1, dies: 2, planes: 2, blocks_per_plane: 16, pages_per_block: 32,
-        page_size: 4096, cell: CellType::Slc, overprovisioning: 0.25,
-        allocation: AllocationScheme::Dynamic, gc_policy: GcPolicy::RandomGreedy, gc_threshold: 0.1,
-        foreground_gc: true, cache_pages: 0, write_policy: WritePolicy::Eager, max_inflight: 0,
-        idle_flush_us: 50.0, cmt_entries: 0, entry_bytes: 64, occupancy: 1.0, steady_state: false,
-        wl_static: false, wl_dynamic: true, static_threshold: 2, unmapped: UnmappedReads::Materialize,
-        cmd_ns: 0, dram_ns: 0, interface_gbps: 2.0, wrap: true, wl_seed: 6905442640445064399,
-        requests: 1160, read_fraction: 0.0, hot_fraction: 0.0, unaligned: true, closed_qd: Some(1),
+        channels: 2,
+        chips: 1,
+        dies: 2,
+        planes: 2,
+        blocks_per_plane: 16,
+        pages_per_block: 32,
+        page_size: 4096,
+        cell: CellType::Slc,
+        overprovisioning: 0.25,
+        allocation: AllocationScheme::Dynamic,
+        gc_policy: GcPolicy::RandomGreedy,
+        gc_threshold: 0.1,
+        foreground_gc: true,
+        cache_pages: 0,
+        write_policy: WritePolicy::Eager,
+        max_inflight: 0,
+        idle_flush_us: 50.0,
+        cmt_entries: 0,
+        entry_bytes: 64,
+        occupancy: 1.0,
+        steady_state: false,
+        wl_static: false,
+        wl_dynamic: true,
+        static_threshold: 2,
+        unmapped: UnmappedReads::Materialize,
+        cmd_ns: 0,
+        dram_ns: 0,
+        interface_gbps: 2.0,
+        wrap: true,
+        wl_seed: 6905442640445064399,
+        requests: 1160,
+        read_fraction: 0.0,
+        hot_fraction: 0.0,
+        unaligned: true,
+        closed_qd: Some(1),
         mean_gap_us: 20.0,
         scheme: "baseline",
         approx_share: 0.0,
@@ -591,14 +686,41 @@ fn regression_dynamic_allocation_one_request_at_a_time_does_not_stall() {
 #[test]
 fn regression_dynamic_allocation_burst_does_not_stall() {
     let c = Case {
-        channels: 1, chips: 1, dies: 2, planes: 2, blocks_per_plane: 32, pages_per_block: 8,
-        page_size: 4096, cell: CellType::Mlc, overprovisioning: 0.25,
-        allocation: AllocationScheme::Dynamic, gc_policy: GcPolicy::CostBenefit, gc_threshold: 0.05,
-        foreground_gc: true, cache_pages: 4, write_policy: WritePolicy::Eager, max_inflight: 4,
-        idle_flush_us: 50.0, cmt_entries: 0, entry_bytes: 8, occupancy: 0.0, steady_state: true,
-        wl_static: false, wl_dynamic: true, static_threshold: 5, unmapped: UnmappedReads::Zero,
-        cmd_ns: 0, dram_ns: 200, interface_gbps: 0.0, wrap: false, wl_seed: 4739114321430618804,
-        requests: 923, read_fraction: 0.0, hot_fraction: 0.0, unaligned: false, closed_qd: None,
+        channels: 1,
+        chips: 1,
+        dies: 2,
+        planes: 2,
+        blocks_per_plane: 32,
+        pages_per_block: 8,
+        page_size: 4096,
+        cell: CellType::Mlc,
+        overprovisioning: 0.25,
+        allocation: AllocationScheme::Dynamic,
+        gc_policy: GcPolicy::CostBenefit,
+        gc_threshold: 0.05,
+        foreground_gc: true,
+        cache_pages: 4,
+        write_policy: WritePolicy::Eager,
+        max_inflight: 4,
+        idle_flush_us: 50.0,
+        cmt_entries: 0,
+        entry_bytes: 8,
+        occupancy: 0.0,
+        steady_state: true,
+        wl_static: false,
+        wl_dynamic: true,
+        static_threshold: 5,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 0,
+        dram_ns: 200,
+        interface_gbps: 0.0,
+        wrap: false,
+        wl_seed: 4739114321430618804,
+        requests: 923,
+        read_fraction: 0.0,
+        hot_fraction: 0.0,
+        unaligned: false,
+        closed_qd: None,
         mean_gap_us: 0.0,
         scheme: "baseline",
         approx_share: 0.0,
@@ -608,14 +730,41 @@ fn regression_dynamic_allocation_burst_does_not_stall() {
 
 fn static_wl_livelock_case() -> Case {
     Case {
-        channels: 1, chips: 2, dies: 2, planes: 2, blocks_per_plane: 16, pages_per_block: 8,
-        page_size: 2048, cell: CellType::Tlc, overprovisioning: 0.22,
-        allocation: AllocationScheme::Static, gc_policy: GcPolicy::Fifo, gc_threshold: 0.05,
-        foreground_gc: true, cache_pages: 16, write_policy: WritePolicy::Eager, max_inflight: 4,
-        idle_flush_us: 0.0, cmt_entries: 4, entry_bytes: 64, occupancy: 1.0, steady_state: false,
-        wl_static: true, wl_dynamic: true, static_threshold: 2, unmapped: UnmappedReads::Zero,
-        cmd_ns: 100, dram_ns: 200, interface_gbps: 2.0, wrap: false, wl_seed: 6612277698912736768,
-        requests: 828, read_fraction: 0.3, hot_fraction: 0.8, unaligned: false, closed_qd: Some(32),
+        channels: 1,
+        chips: 2,
+        dies: 2,
+        planes: 2,
+        blocks_per_plane: 16,
+        pages_per_block: 8,
+        page_size: 2048,
+        cell: CellType::Tlc,
+        overprovisioning: 0.22,
+        allocation: AllocationScheme::Static,
+        gc_policy: GcPolicy::Fifo,
+        gc_threshold: 0.05,
+        foreground_gc: true,
+        cache_pages: 16,
+        write_policy: WritePolicy::Eager,
+        max_inflight: 4,
+        idle_flush_us: 0.0,
+        cmt_entries: 4,
+        entry_bytes: 64,
+        occupancy: 1.0,
+        steady_state: false,
+        wl_static: true,
+        wl_dynamic: true,
+        static_threshold: 2,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 100,
+        dram_ns: 200,
+        interface_gbps: 2.0,
+        wrap: false,
+        wl_seed: 6612277698912736768,
+        requests: 828,
+        read_fraction: 0.3,
+        hot_fraction: 0.8,
+        unaligned: false,
+        closed_qd: Some(32),
         mean_gap_us: 20.0,
         scheme: "baseline",
         approx_share: 0.0,
@@ -650,14 +799,41 @@ fn the_static_wl_livelock_case_finishes_without_static_wl_or_without_the_cached_
 /// with "the device is full of valid data" though 30% of it is spare.
 fn vth_b_all_approximate_case() -> Case {
     Case {
-        channels: 1, chips: 1, dies: 1, planes: 2, blocks_per_plane: 32, pages_per_block: 8,
-        page_size: 4096, cell: CellType::Mlc, overprovisioning: 0.3,
-        allocation: AllocationScheme::Dynamic, gc_policy: GcPolicy::CostBenefit, gc_threshold: 0.1,
-        foreground_gc: true, cache_pages: 64, write_policy: WritePolicy::Eager, max_inflight: 1,
-        idle_flush_us: 0.0, cmt_entries: 4, entry_bytes: 64, occupancy: 1.0, steady_state: true,
-        wl_static: false, wl_dynamic: false, static_threshold: 5, unmapped: UnmappedReads::Zero,
-        cmd_ns: 100, dram_ns: 0, interface_gbps: 0.0, wrap: false, wl_seed: 3063524172229471455,
-        requests: 245, read_fraction: 0.0, hot_fraction: 0.0, unaligned: true, closed_qd: None,
+        channels: 1,
+        chips: 1,
+        dies: 1,
+        planes: 2,
+        blocks_per_plane: 32,
+        pages_per_block: 8,
+        page_size: 4096,
+        cell: CellType::Mlc,
+        overprovisioning: 0.3,
+        allocation: AllocationScheme::Dynamic,
+        gc_policy: GcPolicy::CostBenefit,
+        gc_threshold: 0.1,
+        foreground_gc: true,
+        cache_pages: 64,
+        write_policy: WritePolicy::Eager,
+        max_inflight: 1,
+        idle_flush_us: 0.0,
+        cmt_entries: 4,
+        entry_bytes: 64,
+        occupancy: 1.0,
+        steady_state: true,
+        wl_static: false,
+        wl_dynamic: false,
+        static_threshold: 5,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 100,
+        dram_ns: 0,
+        interface_gbps: 0.0,
+        wrap: false,
+        wl_seed: 3063524172229471455,
+        requests: 245,
+        read_fraction: 0.0,
+        hot_fraction: 0.0,
+        unaligned: true,
+        closed_qd: None,
         mean_gap_us: 0.0,
         scheme: "vth_b",
         approx_share: 1.0,
@@ -668,4 +844,3 @@ fn vth_b_all_approximate_case() -> Case {
 fn regression_vth_b_all_approximate_does_not_stall() {
     check_case(&vth_b_all_approximate_case()).unwrap();
 }
-

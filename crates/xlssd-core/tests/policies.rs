@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::*;
 use common::guarded::*;
+use common::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use xlssd_core::config::{AllocationScheme, GcPolicy, UnmappedReads, WritePolicy};
@@ -82,7 +82,9 @@ fn assert_static_wl_evens_wear(qd: u32) {
     assert!(
         on.nand.erase_count.min > 0,
         "QD {qd}: every block took part: {:?} after {} WL jobs and {} GC jobs",
-        on.nand.erase_count, on.ftl.wl.invocations, on.ftl.gc.invocations
+        on.nand.erase_count,
+        on.ftl.wl.invocations,
+        on.ftl.gc.invocations
     );
     assert!(spread_on * 2 <= spread_off, "QD {qd}: max-min {spread_on} with static WL vs {spread_off} without");
     assert!(sd_on * 2.0 <= sd_off, "QD {qd}: stddev {sd_on} with static WL vs {sd_off} without");
@@ -164,7 +166,7 @@ fn dynamic_allocation_spreads_a_one_plane_burst_over_every_die() {
     let (cfg, st) = burst_on_one_plane(AllocationScheme::Static);
     let (_, dy) = burst_on_one_plane(AllocationScheme::Dynamic);
     let page_ns = page_xfer_ns(&cfg) + 500_000; // data in, then tPROG
-    // Static: one die programs the 64 pages one after the other.
+                                                // Static: one die programs the 64 pages one after the other.
     assert_us(st.host.write.latency_us.max, us(64 * page_ns), "static, last write");
     assert_us(st.host.write.latency_us.mean, us(page_ns) * 32.5, "static, mean write");
     let busy: Vec<u64> = st.nand.busy.dies.iter().map(|d| d.host_write_ns).collect();

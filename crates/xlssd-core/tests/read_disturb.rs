@@ -46,7 +46,10 @@ fn a_block_is_reclaimed_each_time_its_reads_reach_the_threshold() {
     assert!(rr.busy_ms >= 4.0 * (64.0 * 0.55 + 3.0), "{}", rr.busy_ms);
     let rd = read_disturb(&r);
     // Each reclaim's own 64 reads of its block count too, and ask for nothing more.
-    assert_eq!((rd.scheme.as_str(), rd.reclaim_threshold, rd.reclaim_requests, rd.max_block_reads), ("read-reclaim", 500, 4, 564));
+    assert_eq!(
+        (rd.scheme.as_str(), rd.reclaim_threshold, rd.reclaim_requests, rd.max_block_reads),
+        ("read-reclaim", 500, 4, 564)
+    );
     assert_eq!(rr.reads_during, 0);
     // The baseline scheme never reclaims.
     let mut base_cfg = device("baseline", 500);
@@ -354,7 +357,12 @@ fn redftl_plus_reclaims_while_the_host_is_idle_and_the_reads_do_not_wait() {
     let rrb = run(&tlc("rrb", 950, 1_000), VecSource::open(bursts(100, 100, 300_000_000)), true);
     let r2 = reclaims(&rrb);
     assert!(r2.finished >= 1 && r2.reads_during > 0, "{r2:?}");
-    assert!(plus.host.read.latency_us.max < rrb.host.read.latency_us.max, "{} vs {}", plus.host.read.latency_us.max, rrb.host.read.latency_us.max);
+    assert!(
+        plus.host.read.latency_us.max < rrb.host.read.latency_us.max,
+        "{} vs {}",
+        plus.host.read.latency_us.max,
+        rrb.host.read.latency_us.max
+    );
 }
 
 #[test]

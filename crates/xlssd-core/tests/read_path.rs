@@ -31,7 +31,11 @@ fn fixed_latency_mode_ignores_physics_parameters() {
     b.physics.retention_scale = 1000.0;
     b.physics.algorithm = Ispp::Rv;
     b.aging.data_age_h = 5000.0;
-    let mk = || (0..3000u64).map(|i| req(i * 20_000, (i * 7919) % 3000, 1 + (i % 3) as u32, if i % 3 == 0 { Op::Write } else { Op::Read }, 8)).collect();
+    let mk = || {
+        (0..3000u64)
+            .map(|i| req(i * 20_000, (i * 7919) % 3000, 1 + (i % 3) as u32, if i % 3 == 0 { Op::Write } else { Op::Read }, 8))
+            .collect()
+    };
     let ra = run(&a, VecSource::open(mk()), false);
     let rb = run(&b, VecSource::open(mk()), false);
     assert!(!ra.reliability.enabled && !rb.reliability.enabled);
@@ -49,7 +53,9 @@ fn ldpc_read_latency_follows_the_decoding_stages() {
     let ldpc = xlssd_core::ecc::ldpc::LdpcConfig::default();
     let (t_r, xfer) = (50_000u64, 10_240u64);
     let model = PowerLawConfig::default();
-    for &(pe, age) in &[(1.0, 0.0), (3_000.0, 8_760.0), (10_000.0, 8_760.0 * 2.0), (10_000.0, 8_760.0 * 5.0), (30_000.0, 8_760.0 * 10.0)] {
+    for &(pe, age) in
+        &[(1.0, 0.0), (3_000.0, 8_760.0), (10_000.0, 8_760.0 * 2.0), (10_000.0, 8_760.0 * 5.0), (30_000.0, 8_760.0 * 10.0)]
+    {
         let r = idle_read(pe, age, EccScheme::Ldpc);
         let rber = model.rber(&PageHistory { pe, retention_h: age, weighted_reads: 0.0, ..PageHistory::fresh(Ispp::Sv) });
         assert!((r.reliability.rber.max - rber).abs() / rber < 1e-3, "pe {pe} age {age}: {} vs {rber}", r.reliability.rber.max);
@@ -189,7 +195,12 @@ fn pages_disturbed_by_later_neighbours_show_more_errors() {
 
 /// Reads every page of a 64-page payload at LBA 0 once, on a preconditioned device at 10K
 /// cycles with 1,000-hour-old data, programmed in `mode` and decoded by `scheme`.
-fn payload_run(mode: xlssd_core::physics::ProgramMode, scheme: EccScheme, skip: bool, seed: u64) -> (xlssd_core::Report, xlssd_core::Payload) {
+fn payload_run(
+    mode: xlssd_core::physics::ProgramMode,
+    scheme: EccScheme,
+    skip: bool,
+    seed: u64,
+) -> (xlssd_core::Report, xlssd_core::Payload) {
     let mut cfg = worn_3d(mode);
     cfg.seed = seed;
     cfg.precondition.occupancy = 0.5;
@@ -200,9 +211,7 @@ fn payload_run(mode: xlssd_core::physics::ProgramMode, scheme: EccScheme, skip: 
     let mut payload = xlssd_core::Payload::new(0, data);
     let reqs = (0..64u64).map(|i| req(i * 1_000_000, i, 1, Op::Read, 8)).collect();
     let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
-    let report = sim
-        .run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() })
-        .unwrap();
+    let report = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
     (report, payload)
 }
 
@@ -269,7 +278,12 @@ fn a_precise_read_pays_the_decode_and_an_approximate_one_does_not() {
     assert_eq!((precise.reliability.decode.hard, precise.reliability.decode.raw), (1, 0));
     assert_eq!((approx.reliability.decode.hard, approx.reliability.decode.raw), (0, 1));
     let gap = precise.host.read.latency_us.mean - approx.host.read.latency_us.mean;
-    assert!((gap - cfg.ecc.ldpc.hard_us).abs() < 0.002, "precise read {} us longer, hard decode {} us", gap, cfg.ecc.ldpc.hard_us);
+    assert!(
+        (gap - cfg.ecc.ldpc.hard_us).abs() < 0.002,
+        "precise read {} us longer, hard decode {} us",
+        gap,
+        cfg.ecc.ldpc.hard_us
+    );
 }
 
 /// A 16-page payload at LBA 0 under `vth_b` at 10K cycles: the workload writes pages 0-7

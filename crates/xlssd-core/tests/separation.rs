@@ -189,7 +189,12 @@ fn pds_groups_the_synthetic_generators_contexts() {
     cfg.workload.rw = xlssd_core::config::RwMode::Write;
     cfg.workload.span = 0.5;
     cfg.workload.contexts = 8;
-    let rep = xlssd_core::simulate(&cfg, &xlssd_core::Workload::Synthetic(cfg.workload.clone()), RunOptions { check: true, ..Default::default() }).unwrap();
+    let rep = xlssd_core::simulate(
+        &cfg,
+        &xlssd_core::Workload::Synthetic(cfg.workload.clone()),
+        RunOptions { check: true, ..Default::default() },
+    )
+    .unwrap();
     let sep = report::of(&rep);
     assert!(sep.update_groups >= 1 && sep.host_pages.update > 0, "{sep:?}");
 }

@@ -3,6 +3,7 @@
 //! everyone.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use xlssd_core::techniques::technique_names;
 
@@ -81,4 +82,25 @@ fn no_engine_layer_names_a_technique() {
         })
         .collect();
     assert!(offenders.is_empty(), "technique names in the engine's layers:\n{}", offenders.join("\n"));
+}
+
+/// The Rust tree, the workspace and the fuzzing crate beside it, is as `cargo fmt` leaves it
+/// (with `rustfmt.toml`), so that a change's diff holds only what it changes.
+#[test]
+fn the_rust_tree_is_formatted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for manifest in ["Cargo.toml", "fuzz/Cargo.toml"] {
+        let out = Command::new(env!("CARGO"))
+            .args(["fmt", "--all", "--check", "--manifest-path", manifest])
+            .current_dir(&root)
+            .output()
+            .expect("cargo runs");
+        let diff = String::from_utf8_lossy(&out.stdout);
+        let files: Vec<&str> = diff.lines().filter_map(|l| l.strip_prefix("Diff in ")).collect();
+        assert!(
+            out.status.success(),
+            "`cargo fmt` would change {manifest}'s tree (run `cargo fmt --all --manifest-path {manifest}`): {files:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

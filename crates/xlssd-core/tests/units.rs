@@ -25,7 +25,16 @@ fn whole_unit_writes_and_reads_keep_every_invariant() {
             if i % 3 == 0 {
                 req(i * 20_000, unit * 4 + (i % 4), 1, Op::Read, 8)
             } else {
-                xlssd_core::host::Request { arrival_ns: i * 20_000, lba: unit * 32, sectors: 32, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }
+                xlssd_core::host::Request {
+                    arrival_ns: i * 20_000,
+                    lba: unit * 32,
+                    sectors: 32,
+                    op: Op::Write,
+                    approx: false,
+                    context: 0,
+                    handle: None,
+                    tolerance: 0.0,
+                }
             }
         })
         .collect();
@@ -40,7 +49,16 @@ fn whole_unit_writes_and_reads_keep_every_invariant() {
 
 /// A write of `sectors` from sector `lba`, at `t_ms`.
 fn write(t_ms: u64, lba: u64, sectors: u32) -> xlssd_core::host::Request {
-    xlssd_core::host::Request { arrival_ns: t_ms * 1_000_000, lba, sectors, op: Op::Write, approx: false, context: 0, handle: None, tolerance: 0.0 }
+    xlssd_core::host::Request {
+        arrival_ns: t_ms * 1_000_000,
+        lba,
+        sectors,
+        op: Op::Write,
+        approx: false,
+        context: 0,
+        handle: None,
+        tolerance: 0.0,
+    }
 }
 
 #[test]
@@ -48,12 +66,12 @@ fn a_write_covering_part_of_a_unit_reads_the_rest_of_it_first() {
     let cfg = unit_device();
     // Units of 32 sectors (four pages of 8 sectors); far apart, so each program has finished.
     let reqs = vec![
-        write(0, 5 * 32, 32),          // unit 5, whole: no merge
-        write(10, 6 * 32, 32),         // unit 6, whole
-        write(20, 5 * 32 + 8, 8),      // page 1 of unit 5: reads pages 0, 2 and 3
-        write(30, 6 * 32 + 24, 16),    // page 3 of unit 6 (reads 0-2) and page 0 of unit 7 (never written: nothing to read)
-        write(40, 9 * 32 + 4, 2),      // part of page 0 of unit 9, never written
-        write(50, 5 * 32 + 4, 12),     // the second half of page 0 and page 1 of unit 5: reads pages 2 and 3
+        write(0, 5 * 32, 32),       // unit 5, whole: no merge
+        write(10, 6 * 32, 32),      // unit 6, whole
+        write(20, 5 * 32 + 8, 8),   // page 1 of unit 5: reads pages 0, 2 and 3
+        write(30, 6 * 32 + 24, 16), // page 3 of unit 6 (reads 0-2) and page 0 of unit 7 (never written: nothing to read)
+        write(40, 9 * 32 + 4, 2),   // part of page 0 of unit 9, never written
+        write(50, 5 * 32 + 4, 12),  // the second half of page 0 and page 1 of unit 5: reads pages 2 and 3
     ];
     let r = run(&cfg, VecSource::open(reqs), true);
     assert_eq!(r.ftl.rmw.reads, 3 + 3 + 2);
@@ -67,11 +85,9 @@ fn a_write_covering_part_of_a_unit_reads_the_rest_of_it_first() {
 #[test]
 fn the_unit_must_be_whole_pages_that_tile_a_block_and_fit_the_map() {
     let mut cfg = small();
-    for (unit, expected) in [
-        (3000, "power of two"),
-        (2048, "power of two from 4 KiB"),
-        (131072, "power of two from 4 KiB to 64 KiB"),
-    ] {
+    for (unit, expected) in
+        [(3000, "power of two"), (2048, "power of two from 4 KiB"), (131072, "power of two from 4 KiB to 64 KiB")]
+    {
         cfg.mapping.unit_bytes = unit;
         let err = cfg.validate().unwrap_err().to_string();
         assert!(err.contains("mapping.unit_bytes") && err.contains(expected), "{unit}: {err}");

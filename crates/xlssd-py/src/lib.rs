@@ -11,8 +11,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-use xlssd_core::config::{show_f64, WorkloadConfig};
 use pyo3::types::PyBytes;
+use xlssd_core::config::{show_f64, WorkloadConfig};
 use xlssd_core::{interrupt, Config, Error, Payload, Progress, RunOptions, Workload};
 
 create_exception!(_core, XlssdError, PyException, "Base class of xlssd's errors.");
@@ -220,12 +220,15 @@ fn physics_rber(
     z_neighbour: &str,
 ) -> PyResult<(f64, f64, f64)> {
     catching(|| {
-        use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
         use xlssd_core::physics::vth::{Disturbers, VthConfig};
+        use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
         use xlssd_core::physics::{Ispp, PageHistory, ProgramMode, RberModel};
         for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(ConfigError::new_err(format!("{name}: value {} is out of range: expected a number >= 0", show_f64(v))));
+                return Err(ConfigError::new_err(format!(
+                    "{name}: value {} is out of range: expected a number >= 0",
+                    show_f64(v)
+                )));
             }
         }
         if model == "vth" {
@@ -257,7 +260,9 @@ fn physics_rber(
         let mode = ProgramMode::parse(mode)
             .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
         let mut disturbers = Disturbers::NONE;
-        for (flag, name, counts) in [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)] {
+        for (flag, name, counts) in
+            [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)]
+        {
             if name != "none" {
                 let m = ProgramMode::parse(name)
                     .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {modes}")))?;

@@ -129,8 +129,16 @@ impl Directory {
 
     fn unlink(&mut self, s: u32) {
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
-        if p == NONE { self.head = n } else { self.next[p as usize] = n }
-        if n == NONE { self.tail = p } else { self.prev[n as usize] = p }
+        if p == NONE {
+            self.head = n
+        } else {
+            self.next[p as usize] = n
+        }
+        if n == NONE {
+            self.tail = p
+        } else {
+            self.prev[n as usize] = p
+        }
         self.prev[s as usize] = NONE;
         self.next[s as usize] = NONE;
     }
@@ -216,7 +224,13 @@ impl Directory {
     pub fn check(&self) -> Result<(), String> {
         let order = self.by_recency();
         if order.len() != self.map.len() || order.len() + self.free.len() != self.page.len() {
-            return Err(format!("{} slots listed, {} mapped, {} free of {}", order.len(), self.map.len(), self.free.len(), self.page.len()));
+            return Err(format!(
+                "{} slots listed, {} mapped, {} free of {}",
+                order.len(),
+                self.map.len(),
+                self.free.len(),
+                self.page.len()
+            ));
         }
         for &s in &order {
             let p = self.page[s as usize];

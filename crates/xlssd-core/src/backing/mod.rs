@@ -35,7 +35,13 @@ pub struct BackingConfig {
 
 impl Default for BackingConfig {
     fn default() -> Self {
-        BackingConfig { enabled: false, cache_bytes: 0, write_policy: WritePolicy::WriteBack, warm: false, disk: HddConfig::default() }
+        BackingConfig {
+            enabled: false,
+            cache_bytes: 0,
+            write_policy: WritePolicy::WriteBack,
+            warm: false,
+            disk: HddConfig::default(),
+        }
     }
 }
 
@@ -55,7 +61,11 @@ impl BackingConfig {
             ));
         }
         if self.cache_bytes != 0 && self.cache_bytes < page_bytes {
-            return Err(bad("backing.cache_bytes", self.cache_bytes, &format!("0 or at least one logical page ({page_bytes} bytes)")));
+            return Err(bad(
+                "backing.cache_bytes",
+                self.cache_bytes,
+                &format!("0 or at least one logical page ({page_bytes} bytes)"),
+            ));
         }
         if self.disk.capacity_bytes < page_bytes {
             return Err(Error::Config {

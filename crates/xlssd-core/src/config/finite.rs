@@ -81,10 +81,7 @@ fn to_toml(v: serde_json::Value) -> Option<toml::Value> {
         J::Array(a) => toml::Value::Array(a.into_iter().map(to_toml).collect::<Option<_>>()?),
         // A null in a table is a key left at its default.
         J::Object(o) => toml::Value::Table(
-            o.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| Some((k, to_toml(v)?)))
-                .collect::<Option<_>>()?,
+            o.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| Some((k, to_toml(v)?))).collect::<Option<_>>()?,
         ),
     })
 }
@@ -203,9 +200,21 @@ impl<'a> ser::Serializer for &'a mut Walker {
     type SerializeStruct = &'a mut Walker;
     type SerializeStructVariant = &'a mut Walker;
 
-    ignore!(serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
-        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64), serialize_char(char),
-        serialize_str(&str), serialize_bytes(&[u8]), serialize_unit_struct(&'static str));
+    ignore!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_unit_struct(&'static str)
+    );
 
     fn serialize_f32(self, v: f32) -> Result<(), Stop> {
         self.float(v as f64)
@@ -276,8 +285,12 @@ macro_rules! seq_like {
     };
 }
 
-seq_like!(SerializeSeq::serialize_element, SerializeTuple::serialize_element,
-    SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
+seq_like!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 macro_rules! struct_like {
     ($($tr:ident),*) => {
@@ -342,9 +355,10 @@ mod tests {
 
     #[test]
     fn python_non_finite_words_are_read_as_floats() {
-        let doc: Doc = non_finite_json(r#"{"a": NaN, "list": [1, -Infinity], "inner": {"x": Infinity, "n": 2}, "name": "NaN \" Infinity"}"#)
-            .unwrap()
-            .unwrap();
+        let doc: Doc =
+            non_finite_json(r#"{"a": NaN, "list": [1, -Infinity], "inner": {"x": Infinity, "n": 2}, "name": "NaN \" Infinity"}"#)
+                .unwrap()
+                .unwrap();
         assert!(doc.a.is_nan());
         assert_eq!(doc.list, vec![1.0, f64::NEG_INFINITY]);
         assert_eq!((doc.inner.x, doc.inner.n), (Some(f64::INFINITY), 2));

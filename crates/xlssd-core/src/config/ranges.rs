@@ -62,11 +62,7 @@ pub(crate) fn fraction(key: &str, v: f64, lo_open: bool, hi_open: bool) -> Resul
     let lo_ok = if lo_open { v > 0.0 } else { v >= 0.0 };
     let hi_ok = if hi_open { v < 1.0 } else { v <= 1.0 };
     if !(v.is_finite() && lo_ok && hi_ok) {
-        let range = format!(
-            "a fraction in {}0, 1{}",
-            if lo_open { "(" } else { "[" },
-            if hi_open { ")" } else { "]" }
-        );
+        let range = format!("a fraction in {}0, 1{}", if lo_open { "(" } else { "[" }, if hi_open { ")" } else { "]" });
         return Err(bad(key, v, &range));
     }
     Ok(())

@@ -78,14 +78,7 @@ impl Cmt {
         let size = slots_for(capacity);
         let mut slots = crate::limits::alloc::zeroed(size, "cached mapping table")?;
         crate::limits::alloc::advise_huge_pages(&mut slots);
-        Ok(Cmt {
-            capacity,
-            len: 0,
-            slots,
-            mask: size - 1,
-            shift: 64 - size.trailing_zeros(),
-            order: VecDeque::new(),
-        })
+        Ok(Cmt { capacity, len: 0, slots, mask: size - 1, shift: 64 - size.trailing_zeros(), order: VecDeque::new() })
     }
 
     pub fn len(&self) -> usize {

@@ -112,7 +112,11 @@ impl CacheConfig {
 impl MappingConfig {
     /// Flash pages per mapping unit.
     pub fn unit_pages(&self, page_size: u32) -> u32 {
-        if self.unit_bytes == 0 { 1 } else { (self.unit_bytes / page_size).max(1) }
+        if self.unit_bytes == 0 {
+            1
+        } else {
+            (self.unit_bytes / page_size).max(1)
+        }
     }
 
     /// An entry must fit in a translation page of `page_size` bytes; a unit must be whole

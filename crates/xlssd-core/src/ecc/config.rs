@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ranges::{bad, duration_ns, fraction, non_negative, positive_f64, positive_u32, Zero, MAX_DURATION_NS, MAX_DURATION_US};
+use crate::config::ranges::{
+    bad, duration_ns, fraction, non_negative, positive_f64, positive_u32, Zero, MAX_DURATION_NS, MAX_DURATION_US,
+};
 use crate::ecc::bch::MAX_T;
 
 /// Most soft-decision levels an LDPC decode may try.
@@ -103,7 +105,11 @@ impl EccConfig {
             ));
         }
         if self.scheme == EccScheme::Bch && self.bch_t > b.t_max {
-            return Err(bad("ecc.bch_t", self.bch_t, &format!("0 (adaptive) or at most ecc.bch.t_max ({}), the largest t the decoder implements", b.t_max)));
+            return Err(bad(
+                "ecc.bch_t",
+                self.bch_t,
+                &format!("0 (adaptive) or at most ecc.bch.t_max ({}), the largest t the decoder implements", b.t_max),
+            ));
         }
         positive_f64("ecc.bch.clock_mhz", b.clock_mhz)?;
         positive_u32("ecc.bch.parallelism", b.parallelism)?;
@@ -114,7 +120,11 @@ impl EccConfig {
         fraction("ecc.bch.decode_power_saving", b.decode_power_saving, false, false)?;
         let slowest = b.decode_ns(MAX_T, 0) as f64;
         if !(slowest < MAX_DURATION_NS) {
-            return Err(bad("ecc.bch.clock_mhz", b.clock_mhz, "a clock at which the slowest decode (t = 4096) takes less than a year"));
+            return Err(bad(
+                "ecc.bch.clock_mhz",
+                b.clock_mhz,
+                "a clock at which the slowest decode (t = 4096) takes less than a year",
+            ));
         }
         let l = &self.ldpc;
         positive_f64("ecc.ldpc.hard_us", l.hard_us)?;

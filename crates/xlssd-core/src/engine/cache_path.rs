@@ -101,7 +101,12 @@ pub(super) struct CacheLayer {
 
 impl CacheLayer {
     pub fn new(cfg: &BackingConfig, logical_pages: u64, page_bytes: u64) -> Option<CacheLayer> {
-        cfg.enabled.then(|| CacheLayer::with(cfg, Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes)))
+        cfg.enabled.then(|| {
+            CacheLayer::with(
+                cfg,
+                Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes),
+            )
+        })
     }
 
     fn with(cfg: &BackingConfig, dir: Directory) -> CacheLayer {
@@ -141,7 +146,11 @@ impl Simulator<'_> {
         if !origin::is_part(parent) || parent == origin::FILL || parent == origin::WRITE_BACK {
             return None;
         }
-        if write { layer.dir.page_in(lpn) } else { layer.reading.get(&owner).copied() }
+        if write {
+            layer.dir.page_in(lpn)
+        } else {
+            layer.reading.get(&owner).copied()
+        }
     }
 
     fn layer(&mut self) -> &mut CacheLayer {
@@ -173,7 +182,16 @@ impl Simulator<'_> {
 
     /// Sends the SSD a request of the cache layer's; returns its id.
     fn ssd_request(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request) -> u32 {
-        let r = Request { arrival_ns: 0, lba, sectors: sectors as u32, op, approx: like.approx, context: like.context, handle: None, tolerance: like.tolerance };
+        let r = Request {
+            arrival_ns: 0,
+            lba,
+            sectors: sectors as u32,
+            op,
+            approx: like.approx,
+            context: like.context,
+            handle: None,
+            tolerance: like.tolerance,
+        };
         let id = self.new_request(&r, lba, 0, parent);
         self.issue(id, &r, lba, 0);
         id
@@ -278,7 +296,16 @@ impl Simulator<'_> {
                 layer.filling.remove(&slot);
                 layer.stats.fills += 1;
                 let spp = self.sectors_per_page;
-                let like = Request { arrival_ns: 0, lba: page * spp, sectors: spp as u32, op: Op::Write, approx: false, context: 0, handle: None, tolerance };
+                let like = Request {
+                    arrival_ns: 0,
+                    lba: page * spp,
+                    sectors: spp as u32,
+                    op: Op::Write,
+                    approx: false,
+                    context: 0,
+                    handle: None,
+                    tolerance,
+                };
                 self.ssd_request(Op::Write, slot as u64 * spp, spp, origin::FILL, &like);
             }
             // A later fill of the slot owns it now; its own event comes.
@@ -302,7 +329,16 @@ impl Simulator<'_> {
         }
         layer.stats.dirty_evictions += 1;
         let spp = self.sectors_per_page;
-        let like = Request { arrival_ns: 0, lba: e.page * spp, sectors: spp as u32, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 };
+        let like = Request {
+            arrival_ns: 0,
+            lba: e.page * spp,
+            sectors: spp as u32,
+            op: Op::Read,
+            approx: false,
+            context: 0,
+            handle: None,
+            tolerance: 0.0,
+        };
         let part = self.ssd_request(Op::Read, e.slot as u64 * spp, spp, origin::WRITE_BACK, &like);
         self.layer().reading.insert(part, e.page);
     }

@@ -263,7 +263,11 @@ impl Simulator<'_> {
             self.invariant(format!("a read of logical page {lpn} was sent to page {to}, which is not a live copy of it"));
             return ppn;
         }
-        if self.blocks.is_programmed(to) { to } else { ppn }
+        if self.blocks.is_programmed(to) {
+            to
+        } else {
+            ppn
+        }
     }
 
     pub(super) fn copies_report(&self) -> CopiesReport {

@@ -201,7 +201,15 @@ impl Simulator<'_> {
         }
         d.issued = true;
         let plane = self.geo.plane_of_block(block);
-        let t = Txn { kind: TxnKind::Erase, ppn: self.geo.ppn(block, 0), lpn: 0, owner: NO_OWNER, plane, step: DEFERRED_LOOP, reference: 0 };
+        let t = Txn {
+            kind: TxnKind::Erase,
+            ppn: self.geo.ppn(block, 0),
+            lpn: 0,
+            owner: NO_OWNER,
+            plane,
+            step: DEFERRED_LOOP,
+            reference: 0,
+        };
         self.queue_loop(t);
     }
 

@@ -1,18 +1,16 @@
 //! From a page access to the flash: allocation and remapping, the cached mapping table,
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
-use super::{Ev, Parked, PendingProgram, Simulator};
 use super::erase_path::LoopEnd;
+use super::{Ev, Parked, PendingProgram, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
+use crate::nand::Ppn;
 use crate::sim::Time;
 use crate::stats::Activity;
-use crate::nand::Ppn;
-use crate::techniques::{
-    Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind,
-};
+use crate::techniques::{Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
 
 /// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
 /// fields one by one, so that the scheme (another field) can be called with it.
@@ -310,8 +308,7 @@ impl Simulator<'_> {
     /// Whether `die` is running an erase loop or holds one suspended.
     fn die_erasing(&self, die: u32) -> bool {
         let d = &self.dies[die as usize];
-        (d.op.class == OpClass::Erase && d.op.phase == Phase::Array)
-            || d.suspended.is_some_and(|s| s.op.class == OpClass::Erase)
+        (d.op.class == OpClass::Erase && d.op.phase == Phase::Array) || d.suspended.is_some_and(|s| s.op.class == OpClass::Erase)
     }
 
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
@@ -336,8 +333,7 @@ impl Simulator<'_> {
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
         // Whether GC goes ahead of host writes matters only when GC has work queued here.
-        let foreground =
-            !self.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
+        let foreground = !self.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
         let ahead = self.jobs_ahead_of_reads > 0
             && self.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
         let order = if ahead {
@@ -350,9 +346,9 @@ impl Simulator<'_> {
         // A program may start only as its block's next page: a scheme can send host writes
         // and GC copies to one block, and their queues must not reorder its pages.
         let startable = |sim: &Self, t: &Txn| t.kind.op() != OpClass::Program || sim.next_to_program(t.ppn);
-        let Some(qc) = order.into_iter().find(|&qc| {
-            self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| startable(self, t))
-        }) else {
+        let Some(qc) =
+            order.into_iter().find(|&qc| self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| startable(self, t)))
+        else {
             return;
         };
         // A multi-plane command: the first queued transaction of each plane, if it needs the

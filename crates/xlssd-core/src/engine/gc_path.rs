@@ -1,11 +1,11 @@
 //! Cleaning and wear levelling: choosing a victim, moving its valid pages, erasing it.
 
 use super::{GcJob, Simulator};
-use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 use crate::nand::Ppn;
 use crate::stats::relocation;
+use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 
 impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold, or a round of
@@ -95,7 +95,8 @@ impl Simulator<'_> {
         self.relocs.started(stats);
         self.blocks.mark_victim(block);
         let start = self.now();
-        self.gc_jobs[plane as usize] = GcJob { block, reason, erase_issued: false, start, stats: stats as u8, ahead_of_reads: false };
+        self.gc_jobs[plane as usize] =
+            GcJob { block, reason, erase_issued: false, start, stats: stats as u8, ahead_of_reads: false };
         if self.blocks.valid[block as usize] == 0 {
             self.issue_erase(plane, block);
             return;

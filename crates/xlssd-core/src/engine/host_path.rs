@@ -1,6 +1,7 @@
 //! Host requests: arrival (open or closed loop), splitting into pages, the write buffer,
 //! and completion.
 
+use super::cache_path::origin;
 use super::{Ev, HostReq, Link, Simulator};
 use crate::config::{AddressMode, UnmappedReads};
 use crate::controller::buffer::Insert;
@@ -8,7 +9,6 @@ use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
 use crate::sim::Time;
-use super::cache_path::origin;
 use crate::techniques::{Hook, HostWrite, Observer, Placement};
 
 impl Simulator<'_> {
@@ -392,10 +392,7 @@ impl Simulator<'_> {
     fn relocations_on_die(&self, plane: u32) -> u16 {
         let per_die = self.geo.planes_per_die;
         let first = plane - plane % per_die;
-        (first..first + per_die)
-            .map(|p| &self.gc_jobs[p as usize])
-            .filter(|j| j.active())
-            .fold(0, |mask, j| mask | 1 << j.stats)
+        (first..first + per_die).map(|p| &self.gc_jobs[p as usize]).filter(|j| j.active()).fold(0, |mask, j| mask | 1 << j.stats)
     }
 
     /// Gives a never-written page a physical home, as if it had been written before the run.

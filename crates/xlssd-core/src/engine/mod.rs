@@ -13,8 +13,8 @@ mod flash_path;
 mod gc_path;
 mod handles;
 mod host_path;
-mod reliability;
 mod payload;
+mod reliability;
 mod report_build;
 mod setup;
 mod tasks;
@@ -32,9 +32,7 @@ use crate::controller::cmt::Cmt;
 use crate::controller::die::{Channel, Die};
 use crate::controller::translation::Translations;
 use crate::controller::txn::{TxnKind, TxnSlab};
-pub use payload::{FinalReadStats, Payload, PayloadStats};
 use crate::error::{Error, Result};
-use crate::interrupt;
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
 use crate::ftl::gc::selector;
@@ -42,12 +40,14 @@ use crate::ftl::mapping::Mapping;
 use crate::ftl::policy::{PlaneAllocator, VictimSelector, WearLeveler};
 use crate::ftl::wear::EraseCountLeveler;
 use crate::host::{Op, Request, RequestSource};
+use crate::interrupt;
 use crate::nand::{Geometry, Timing};
 use crate::report::Report;
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
 use crate::techniques::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
+pub use payload::{FinalReadStats, Payload, PayloadStats};
 
 /// Events of the simulation. Payloads are small indices so that events stay `Copy`.
 #[derive(Debug, Clone, Copy)]
@@ -403,11 +403,8 @@ impl<'s> Simulator<'s> {
             Some(wl) => wl,
             None => Box::new(EraseCountLeveler::new(cfg.wl.dynamic, cfg.wl.static_enabled, cfg.wl.static_threshold)),
         };
-        let victim = selector(
-            cfg.gc.policy,
-            cfg.gc.rga_candidates,
-            Xoshiro256PlusPlus::seed_from_u64(stream_seed(cfg.seed, SEED_GC)),
-        );
+        let victim =
+            selector(cfg.gc.policy, cfg.gc.rga_candidates, Xoshiro256PlusPlus::seed_from_u64(stream_seed(cfg.seed, SEED_GC)));
         let closed_loop = match source.preferred_queue_depth() {
             Some(qd) => Some(qd),
             None if cfg.host.replay == ReplayMode::Closed => Some(cfg.host.queue_depth),
@@ -482,20 +479,10 @@ impl<'s> Simulator<'s> {
             finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),
             first_arrival_time: None,
             last_completion: 0,
-            rel: reliability::Reliability::new(
-                cfg,
-                geo.blocks,
-                geo.pages,
-                geo.channels,
-                stream_seed(cfg.seed, SEED_PHYSICS),
-            )?,
+            rel: reliability::Reliability::new(cfg, geo.blocks, geo.pages, geo.channels, stream_seed(cfg.seed, SEED_PHYSICS))?,
             payload: None,
-            backing: cache_path::CacheLayer::new(
-                &cfg.backing,
-                logical_pages,
-                geo.page_size as u64 * cap.unit_pages as u64,
-            )
-            .map(Box::new),
+            backing: cache_path::CacheLayer::new(&cfg.backing, logical_pages, geo.page_size as u64 * cap.unit_pages as u64)
+                .map(Box::new),
             default_tolerance: cfg.host.ap_ber as f32,
             observed: scheme.observed(),
             scheme,
@@ -647,7 +634,9 @@ impl<'s> Simulator<'s> {
         if self.backing.is_some() && p.final_read_after_h.is_some() {
             return Err(Error::Config {
                 key: "payload.final_read_after_h".into(),
-                message: "a final read is not available with a cache tier ([backing]): the workload's own reads return the payload".into(),
+                message:
+                    "a final read is not available with a cache tier ([backing]): the workload's own reads return the payload"
+                        .into(),
             });
         }
         if first + pages > capacity {

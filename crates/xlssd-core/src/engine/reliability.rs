@@ -3,11 +3,11 @@
 //! and decoded again (a read-retry step, or the next LDPC soft level), occupying the die,
 //! the channel and the channel's ECC engine like any other operation.
 
+use crate::nand::Ppn;
 use rand::SeedableRng;
 use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
-use crate::nand::Ppn;
 
 use super::payload::FinalPage;
 use super::{Ev, Simulator};
@@ -15,12 +15,14 @@ use crate::config::{Config, EccScheme};
 use crate::controller::txn::TxnKind;
 use crate::ecc::ldpc::Stage;
 use crate::nand::state::{DeviceState, PageWord};
-use crate::physics::vth::Disturbers;
 use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
+use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict};
+use crate::techniques::{
+    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict,
+};
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,8 +279,8 @@ impl Simulator<'_> {
             return last;
         }
         let speedup = self.cfg.physics.program_speedup_at_100k;
-        let factor = crate::physics::ispp::program_us(algorithm, wear as f64, speedup)
-            / crate::physics::Ispp::Sv.program_us_at_cycle_1();
+        let factor =
+            crate::physics::ispp::program_us(algorithm, wear as f64, speedup) / crate::physics::Ispp::Sv.program_us_at_cycle_1();
         rel.program_factor.set((wear.to_bits(), Some(algorithm), factor));
         factor
     }
@@ -418,7 +420,8 @@ impl Simulator<'_> {
                 let stage = l.stage_for(rber);
                 // The first pass is a hard decode; each later pass is a soft level whose
                 // extra sensing and transfer the die and channel have just done.
-                let decode_us = if step == 0 { l.hard_us } else { (l.soft_us - (sense_ns + xfer_ns) as f64 / 1e3).max(l.hard_us) };
+                let decode_us =
+                    if step == 0 { l.hard_us } else { (l.soft_us - (sense_ns + xfer_ns) as f64 / 1e3).max(l.hard_us) };
                 let needed = l.soft_levels_tried(stage);
                 let outcome = if step >= needed {
                     match stage {
@@ -540,9 +543,8 @@ impl Simulator<'_> {
 
     /// A decode finished with `outcome`.
     pub(super) fn on_decoded(&mut self, id: u32, outcome: u8) {
-        let outcome =
-            [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw, Decoded::Recovered]
-                [outcome as usize];
+        let outcome = [Decoded::Success, Decoded::Retry, Decoded::Raid, Decoded::Uncorrectable, Decoded::Raw, Decoded::Recovered]
+            [outcome as usize];
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
             let mut t = self.txns.remove(id);
@@ -603,7 +605,8 @@ impl Simulator<'_> {
         if t.kind == TxnKind::HostRead && self.payload.is_some() {
             // Corrected data comes back as written; anything else with its raw errors. With a
             // cache tier an uncorrectable page is served from the disk instead.
-            let returned_rber = if matches!(outcome, Decoded::Raw | Decoded::Uncorrectable) { self.page_rber(t.ppn) } else { 0.0 };
+            let returned_rber =
+                if matches!(outcome, Decoded::Raw | Decoded::Uncorrectable) { self.page_rber(t.ppn) } else { 0.0 };
             let from_disk = self.backing.is_some() && outcome == Decoded::Uncorrectable;
             if let Some(page) = self.payload_page(t.owner, t.lpn, false).filter(|_| !from_disk) {
                 self.payload_read(page, returned_rber);
@@ -634,7 +637,12 @@ impl Simulator<'_> {
         if when == Probe::Idle {
             return None;
         }
-        let page = PageHistory { pe: rel.state.blocks[block as usize].wear as f64, retention_h: 0.0, weighted_reads: 0.0, ..PageHistory::fresh(self.cfg.physics.algorithm) };
+        let page = PageHistory {
+            pe: rel.state.blocks[block as usize].wear as f64,
+            retention_h: 0.0,
+            weighted_reads: 0.0,
+            ..PageHistory::fresh(self.cfg.physics.algorithm)
+        };
         Some(self.history_rber(block, &page))
     }
 
@@ -679,7 +687,8 @@ impl Simulator<'_> {
             if lpn.is_multiple_of(4096) {
                 crate::interrupt::poll()?;
             }
-            let on_flash = self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
+            let on_flash =
+                self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
                 Some(ppn) => self.settled_read(ppn, clock_h),

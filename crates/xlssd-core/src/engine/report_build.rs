@@ -69,7 +69,9 @@ impl Simulator<'_> {
             stress_per_erase_v_ms: round6(s.stress_v_ms / n),
             deferred_loops_run: s.deferred_loops_run,
             host_reads_meeting_erase: s.host_reads_meeting_erase,
-            host_reads_meeting_erase_share: round6(s.host_reads_meeting_erase as f64 / self.counters.host_flash_reads.max(1) as f64),
+            host_reads_meeting_erase_share: round6(
+                s.host_reads_meeting_erase as f64 / self.counters.host_flash_reads.max(1) as f64,
+            ),
         }
     }
 
@@ -110,7 +112,14 @@ impl Simulator<'_> {
         ReliabilityReport {
             enabled: true,
             rber: RberReport { mean: scale(rber.mean), p99: scale(rber.p99), max: scale(rber.max) },
-            decode: DecodeReport { hard: s.hard, soft: s.soft.clone(), raid: s.raid, uncorrectable: s.uncorrectable, bch: s.bch_ok, raw: s.raw },
+            decode: DecodeReport {
+                hard: s.hard,
+                soft: s.soft.clone(),
+                raid: s.raid,
+                uncorrectable: s.uncorrectable,
+                bch: s.bch_ok,
+                raw: s.raw,
+            },
             read_retries: RetryReport {
                 mean: retries.mean,
                 max: retries.max.round() as u64,
@@ -204,11 +213,7 @@ impl Simulator<'_> {
                     pages_moved: c.gc_pages_moved,
                     blocks_erased: c.gc_blocks_erased,
                 },
-                wl: WlReport {
-                    invocations: c.wl_invocations,
-                    pages_moved: c.wl_pages_moved,
-                    blocks_erased: c.wl_blocks_erased,
-                },
+                wl: WlReport { invocations: c.wl_invocations, pages_moved: c.wl_pages_moved, blocks_erased: c.wl_blocks_erased },
                 buffer: BufferReport {
                     capacity_pages: self.cfg.cache.capacity_bytes / self.geo.page_size as u64,
                     read_hits: c.buffer_read_hits,
@@ -278,7 +283,11 @@ impl Simulator<'_> {
                 ecc_j: round_j(e.ecc_j),
                 per_flash_op_uj: {
                     let ops = c.flash_reads + c.flash_programs;
-                    if ops > 0 { round6(e.total_j() * 1e6 / ops as f64) } else { 0.0 }
+                    if ops > 0 {
+                        round6(e.total_j() * 1e6 / ops as f64)
+                    } else {
+                        0.0
+                    }
                 },
             },
             reliability: self.reliability_report(),

@@ -264,13 +264,7 @@ impl BlockManager {
     /// Hands out the next page of `stream`'s active block in `plane` (the first of the next
     /// unit's pages), opening a new block when needed. `privileged` (GC, wear levelling)
     /// may take the reserved free blocks.
-    pub fn allocate(
-        &mut self,
-        plane: u32,
-        stream: u32,
-        privileged: bool,
-        picker: &mut dyn FreeBlockPicker,
-    ) -> Option<Ppn> {
+    pub fn allocate(&mut self, plane: u32, stream: u32, privileged: bool, picker: &mut dyn FreeBlockPicker) -> Option<Ppn> {
         let slot = (plane * self.streams + stream) as usize;
         let block = self.open(plane, stream, privileged, picker)?;
         let b = block as usize;
@@ -440,8 +434,7 @@ impl BlockManager {
     /// Recomputes every plane's free pool from block states, in block order.
     pub fn rebuild_free_pools(&mut self) {
         for plane in 0..self.geo.planes {
-            let blocks: Vec<u32> =
-                self.plane_blocks(plane).filter(|&b| self.state[b as usize] == BlockState::Free).collect();
+            let blocks: Vec<u32> = self.plane_blocks(plane).filter(|&b| self.state[b as usize] == BlockState::Free).collect();
             self.free[plane as usize] = blocks;
         }
     }

@@ -111,7 +111,14 @@ pub struct GcConfig {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { policy: GcPolicy::Greedy, threshold: 0.05, stop_threshold: 0.0, hard_threshold: 0.005, rga_candidates: 10, lazy_erase: false }
+        GcConfig {
+            policy: GcPolicy::Greedy,
+            threshold: 0.05,
+            stop_threshold: 0.0,
+            hard_threshold: 0.005,
+            rga_candidates: 10,
+            lazy_erase: false,
+        }
     }
 }
 

@@ -127,4 +127,3 @@ impl Mapping {
         self.mapped
     }
 }
-

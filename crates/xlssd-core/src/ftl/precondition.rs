@@ -397,8 +397,16 @@ mod tests {
         let (geo, mut blocks, mut map) = device(planes, used);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let g = geo.clone();
-        let result = precondition(&mut blocks, &mut map, used, true, data_blocks, |lpn| (lpn % g.planes as u64) as u32,
-                                  &mut rng, &mut |done, _| done < stop_after);
+        let result = precondition(
+            &mut blocks,
+            &mut map,
+            used,
+            true,
+            data_blocks,
+            |lpn| (lpn % g.planes as u64) as u32,
+            &mut rng,
+            &mut |done, _| done < stop_after,
+        );
         (geo, blocks, map, result)
     }
 

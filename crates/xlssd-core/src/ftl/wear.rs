@@ -58,9 +58,7 @@ impl WearLeveler for EraseCountLeveler {
         for b in blocks.plane_blocks(plane) {
             let ec = blocks.erase_count[b as usize];
             max = max.max(ec);
-            if blocks.is_closed(b)
-                && blocks.valid[b as usize] > 0
-                && coldest.is_none_or(|c| ec < blocks.erase_count[c as usize])
+            if blocks.is_closed(b) && blocks.valid[b as usize] > 0 && coldest.is_none_or(|c| ec < blocks.erase_count[c as usize])
             {
                 coldest = Some(b);
             }

@@ -13,9 +13,7 @@
 //! or placement handle (the device id names a disk, not a program): its requests carry
 //! neither.
 
-use super::trace::{
-    byte_extent, csv_fields, is_digits, parse_u64, quote, read_or_write, starts_with_word, units_to_ns,
-};
+use super::trace::{byte_extent, csv_fields, is_digits, parse_u64, quote, read_or_write, starts_with_word, units_to_ns};
 use super::Request;
 
 const EXPECTED: &str = "expected 5 comma-separated fields: device_id,opcode,offset,length,timestamp";
@@ -97,7 +95,8 @@ mod tests {
     #[test]
     fn malformed_lines_name_line_and_text() {
         let ok = format!("0,R,0,4096,{T0}\n");
-        let bad = |line: &str, text_part: &str, message: &str| assert_bad(Alibaba, &format!("{ok}{line}\n"), 2, text_part, message);
+        let bad =
+            |line: &str, text_part: &str, message: &str| assert_bad(Alibaba, &format!("{ok}{line}\n"), 2, text_part, message);
         bad("0,R,0,4096", "0,R,0,4096", "only 4 fields; expected 5 comma-separated fields: device_id,opcode");
         bad("0 R 0 4096 1", "0 R 0", "only 1 fields");
         bad("x,R,0,4096,1", "x,R", "device_id `x` is not a non-negative integer");
@@ -127,11 +126,11 @@ mod tests {
         assert!(looks_like("1, w ,0,1,2,extra"));
         assert!(looks_like("device_id,opcode,offset,length,timestamp"));
         for not in [
-            "0,303567,3584,r,0.026214",             // SPC: an integer second field
-            "1,h,0,Read,0,512,1",                   // MSR
-            "1,R,0,Read,0,512,1",                   // MSR with a host called R
-            "1,R,0,4096",                           // too few fields
-            "1,R,0,4096,1.5",                       // seconds, not microseconds
+            "0,303567,3584,r,0.026214",              // SPC: an integer second field
+            "1,h,0,Read,0,512,1",                    // MSR
+            "1,R,0,Read,0,512,1",                    // MSR with a host called R
+            "1,R,0,4096",                            // too few fields
+            "1,R,0,4096,1.5",                        // seconds, not microseconds
             "1487348895.080533,0.000234,W,3,0,4096", // SYSTOR
         ] {
             assert!(!looks_like(not), "{not}");

@@ -83,8 +83,7 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
         }
         return Err("count is 0 sectors; a request covers at least one sector".to_string());
     }
-    let sectors =
-        u32::try_from(count).map_err(|_| format!("count {count} is too large (at most {} sectors)", u32::MAX))?;
+    let sectors = u32::try_from(count).map_err(|_| format!("count {count} is too large (at most {} sectors)", u32::MAX))?;
     if lba.checked_add(count).is_none() {
         return Err(format!("sector {lba} + count {count} overflows"));
     }
@@ -119,6 +118,8 @@ pub fn seconds_to_ns(field: &str) -> Result<u64, String> {
 }
 
 #[cfg(test)]
+// The request tables are laid out one request per line, as the trace lines they come from.
+#[rustfmt::skip]
 mod tests {
     use super::*;
     use crate::host::trace::test_util::{assert_bad, read_all};

@@ -89,18 +89,9 @@ mod tests {
 
     #[test]
     fn detects_each_format() {
-        assert_eq!(
-            detect_format(&lines("938513000 4 264719034 16 0\n938828000 3 197570570 16 1")),
-            Some(TraceFormat::Mqsim)
-        );
-        assert_eq!(
-            detect_format(&lines("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")),
-            Some(TraceFormat::Msr)
-        );
-        assert_eq!(
-            detect_format(&lines("128166372003061629,wdev,0,Read,1054081024,4096,1331")),
-            Some(TraceFormat::Msr)
-        );
+        assert_eq!(detect_format(&lines("938513000 4 264719034 16 0\n938828000 3 197570570 16 1")), Some(TraceFormat::Mqsim));
+        assert_eq!(detect_format(&lines("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime")), Some(TraceFormat::Msr));
+        assert_eq!(detect_format(&lines("128166372003061629,wdev,0,Read,1054081024,4096,1331")), Some(TraceFormat::Msr));
         // With a program context, and with a placement handle too.
         assert_eq!(detect_format(&lines("1,wdev,0,Write,0,4096,1,17\n2,wdev,0,Write,0,4096,1,17,3")), Some(TraceFormat::Msr));
         assert_eq!(detect_format(&lines("938513000 4 264719034 16 0 0 17 3")), Some(TraceFormat::Mqsim));
@@ -110,8 +101,13 @@ mod tests {
             )),
             Some(TraceFormat::Blkparse)
         );
-        assert_eq!(detect_format(&lines("0,303567,3584,r,0.026214
-1,20941264,8192,W,0.551706")), Some(TraceFormat::Spc));
+        assert_eq!(
+            detect_format(&lines(
+                "0,303567,3584,r,0.026214
+1,20941264,8192,W,0.551706"
+            )),
+            Some(TraceFormat::Spc)
+        );
         assert_eq!(
             detect_format(&lines("123,R,4096,4096,1577808000000000\n7,W,0,512,1577808000000100")),
             Some(TraceFormat::Alibaba)
@@ -141,12 +137,7 @@ mod tests {
             ("1487348895,0,W,3,7415377920,4096", TraceFormat::Systor),
         ] {
             assert_eq!(classify(line), Some(format), "{line}");
-            let shapes = [
-                looks_like_msr(line),
-                spc::looks_like(line),
-                alibaba::looks_like(line),
-                systor::looks_like(line),
-            ];
+            let shapes = [looks_like_msr(line), spc::looks_like(line), alibaba::looks_like(line), systor::looks_like(line)];
             assert_eq!(shapes.iter().filter(|&&s| s).count(), 1, "{line}: {shapes:?}");
         }
     }

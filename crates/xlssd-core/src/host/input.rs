@@ -120,8 +120,7 @@ mod tests {
     #[test]
     fn data_that_comes_late_is_read() {
         let path = fifo("late");
-        let mut writer =
-            std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NONBLOCK).open(&path).unwrap();
+        let mut writer = std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NONBLOCK).open(&path).unwrap();
         let mut input = open_input(path.to_str().unwrap(), "trace").unwrap();
         let late = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(150));

@@ -43,8 +43,8 @@ pub fn parse(line: &str) -> Result<Request, String> {
     if sectors == 0 {
         return Err("size_sectors is 0; a request covers at least one sector".to_string());
     }
-    let sectors = u32::try_from(sectors)
-        .map_err(|_| format!("size_sectors {sectors} is too large (at most {} sectors)", u32::MAX))?;
+    let sectors =
+        u32::try_from(sectors).map_err(|_| format!("size_sectors {sectors} is too large (at most {} sectors)", u32::MAX))?;
     if lba.checked_add(sectors as u64).is_none() {
         return Err(format!("lba_sectors {lba} + size_sectors {sectors} overflows"));
     }
@@ -111,7 +111,16 @@ mod tests {
                     9 0 8 8 1 0 0 - tool-col ap_ber=0.011\n";
         let (reqs, skipped) = read_all(Mqsim, text, false).unwrap();
         assert_eq!(skipped, 0);
-        let req = |arrival_ns, lba, sectors, op, approx, context, handle| Request { arrival_ns, lba, sectors, op, approx, context, handle, tolerance: 0.0 };
+        let req = |arrival_ns, lba, sectors, op, approx, context, handle| Request {
+            arrival_ns,
+            lba,
+            sectors,
+            op,
+            approx,
+            context,
+            handle,
+            tolerance: 0.0,
+        };
         assert_eq!(
             reqs,
             vec![
@@ -139,7 +148,16 @@ mod tests {
             let op = if i % 3 == 0 { Op::Read } else { Op::Write };
             let context = [0, 1, 77, u32::MAX][i as usize % 4];
             let handle = [None, Some(0), Some(9), Some(crate::host::MAX_HANDLE)][i as usize / 4 % 4];
-            reqs.push(Request { arrival_ns: i * 1000, lba: i * 8, sectors: 8, op, approx: i % 5 == 0, context, handle, tolerance: 0.0 });
+            reqs.push(Request {
+                arrival_ns: i * 1000,
+                lba: i * 8,
+                sectors: 8,
+                op,
+                approx: i % 5 == 0,
+                context,
+                handle,
+                tolerance: 0.0,
+            });
         }
         let text: String = reqs.iter().map(write).collect();
         assert_eq!(read_all(Mqsim, &text, false).unwrap(), (reqs, 0));
@@ -164,10 +182,28 @@ mod tests {
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 yes\n"), 2, "yes", "approximate flag `yes`");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 ctx\n"), 2, "1 0 5 8 0 0 ctx", "context `ctx` is not a non-negative integer");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 -3\n"), 2, "-3", "context `-3` is not a non-negative integer");
-        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 4294967296\n"), 2, "4294967296", "context `4294967296` is too large (at most 4294967295)");
-        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 65535\n"), 2, "7 65535", "handle `65535` is not a placement handle: expected 0 to 65534");
+        assert_bad(
+            Mqsim,
+            &format!("{ok}1 0 5 8 0 0 4294967296\n"),
+            2,
+            "4294967296",
+            "context `4294967296` is too large (at most 4294967295)",
+        );
+        assert_bad(
+            Mqsim,
+            &format!("{ok}1 0 5 8 0 0 7 65535\n"),
+            2,
+            "7 65535",
+            "handle `65535` is not a placement handle: expected 0 to 65534",
+        );
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 h1\n"), 2, "7 h1", "handle `h1` is not a placement handle");
-        assert_bad(Mqsim, &format!("{ok}1 0 5 8 0 0 7 99999999999999999999\n"), 2, "9999", "handle `99999999999999999999` is not");
+        assert_bad(
+            Mqsim,
+            &format!("{ok}1 0 5 8 0 0 7 99999999999999999999\n"),
+            2,
+            "9999",
+            "handle `99999999999999999999` is not",
+        );
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=0.6\n"), 2, "ap_ber=0.6", "ap_ber=`0.6` is not a bit error rate");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=x\n"), 2, "ap_ber=x", "ap_ber=`x` is not a bit error rate");
         assert_bad(Mqsim, &format!("{ok}1 0 5 8 1 0 0 - ap_ber=NaN\n"), 2, "NaN", "expected a number in [0, 0.5]");

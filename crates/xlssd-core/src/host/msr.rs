@@ -48,6 +48,8 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
 }
 
 #[cfg(test)]
+// The request tables are laid out one request per line, as the trace lines they come from.
+#[rustfmt::skip]
 mod tests {
     use super::*;
     use crate::host::trace::test_util::{assert_bad, read_all};

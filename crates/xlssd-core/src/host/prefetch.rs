@@ -159,7 +159,16 @@ mod tests {
                 return Ok(None);
             }
             self.n += 1;
-            Ok(Some(Request { arrival_ns: self.n, lba: self.n, sectors: 8, op: Op::Read, approx: false, context: 0, handle: None, tolerance: 0.0 }))
+            Ok(Some(Request {
+                arrival_ns: self.n,
+                lba: self.n,
+                sectors: 8,
+                op: Op::Read,
+                approx: false,
+                context: 0,
+                handle: None,
+                tolerance: 0.0,
+            }))
         }
         fn name(&self) -> &str {
             "counting"

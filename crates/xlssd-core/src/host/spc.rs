@@ -21,10 +21,7 @@ const EXPECTED: &str = "expected 5 comma-separated fields: ASU,LBA,Size,Opcode,T
 /// the first three integers, an `r`/`w` opcode and a decimal timestamp.
 pub fn looks_like(line: &str) -> bool {
     let f: Vec<&str> = line.split(',').map(str::trim).collect();
-    f.len() >= 5
-        && f[..3].iter().all(|s| is_digits(s))
-        && read_or_write(f[3]).is_some()
-        && is_decimal(f[4])
+    f.len() >= 5 && f[..3].iter().all(|s| is_digits(s)) && read_or_write(f[3]).is_some() && is_decimal(f[4])
 }
 
 /// Parses one line.
@@ -43,6 +40,8 @@ pub fn parse(line: &str) -> Result<Option<Request>, String> {
 }
 
 #[cfg(test)]
+// The request tables are laid out one request per line, as the trace lines they come from.
+#[rustfmt::skip]
 mod tests {
     use super::*;
     use crate::host::Op;

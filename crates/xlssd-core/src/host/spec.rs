@@ -44,17 +44,14 @@ impl WorkloadConfig {
                 message: format!("`{}` is not {expected}", quote(value)),
             };
             match key {
-                "rw" => {
-                    cfg.rw =
-                        parse_rw(value).ok_or_else(|| bad("one of read, write, randread, randwrite, randrw, rw"))?
-                }
+                "rw" => cfg.rw = parse_rw(value).ok_or_else(|| bad("one of read, write, randread, randwrite, randrw, rw"))?,
                 "bs" => {
-                    cfg.bs = parse_size(value)
-                        .ok_or_else(|| bad("a size in bytes (suffixes k, m, g are binary: 4k = 4096)"))?
+                    cfg.bs = parse_size(value).ok_or_else(|| bad("a size in bytes (suffixes k, m, g are binary: 4k = 4096)"))?
                 }
                 "n" => {
-                    cfg.n =
-                        parse_uint(value).ok_or_else(|| bad("a positive integer (digits, grouped by underscores in threes if you like: 1_000_000)"))?
+                    cfg.n = parse_uint(value).ok_or_else(|| {
+                        bad("a positive integer (digits, grouped by underscores in threes if you like: 1_000_000)")
+                    })?
                 }
                 "iodepth" => {
                     cfg.iodepth = parse_uint(value)
@@ -237,7 +234,23 @@ mod tests {
         assert_eq!(parse_uint("0"), Some(0));
         assert_eq!(parse_uint("12_345"), Some(12_345));
         assert_eq!(parse_uint("007"), Some(7));
-        for s in ["", "_1", "1_", "1e6", "+1", "-1", "1.0", "18446744073709551616", "1__0", "1_0", "1_00", "1_0000", "1234_567", "1 000", "١"] {
+        for s in [
+            "",
+            "_1",
+            "1_",
+            "1e6",
+            "+1",
+            "-1",
+            "1.0",
+            "18446744073709551616",
+            "1__0",
+            "1_0",
+            "1_00",
+            "1_0000",
+            "1234_567",
+            "1 000",
+            "١",
+        ] {
             assert_eq!(parse_uint(s), None, "{s}");
         }
         let (key, message) = err_key("n=1e6");
@@ -250,7 +263,8 @@ mod tests {
         for (s, v) in [("0.5", 0.5), ("-1", -1.0), (".25", 0.25), ("5.", 5.0), ("1e-3", 1e-3), ("2E+2", 200.0), ("70", 70.0)] {
             assert_eq!(parse_float(s), Some(v), "{s}");
         }
-        for s in ["", "nan", "inf", "-inf", "infinity", "+1", "1_0", "1e", "e5", ".", "-", "0x10", "1.2.3", " 1", "1e400", "--1"] {
+        for s in ["", "nan", "inf", "-inf", "infinity", "+1", "1_0", "1e", "e5", ".", "-", "0x10", "1.2.3", " 1", "1e400", "--1"]
+        {
             assert_eq!(parse_float(s), None, "{s}");
         }
         let (key, message) = err_key("n=1__0");
@@ -322,10 +336,18 @@ mod tests {
         assert!(spec("iodepth=0,interarrival_us=5").is_ok());
         // In range for their type, out of range for the workload.
         assert_errors(&[
-            ("contexts=1048577", "workload.contexts", "value 1048577 is out of range: expected 0 (none) to 1048576 program contexts"),
+            (
+                "contexts=1048577",
+                "workload.contexts",
+                "value 1048577 is out of range: expected 0 (none) to 1048576 program contexts",
+            ),
             ("context_skew=0", "workload.context_skew", "value 0 is out of range: expected a finite number > 0"),
             ("context_skew=-1.5", "workload.context_skew", "value -1.5 is out of range"),
-            ("handles=65536", "workload.handles", "value 65536 is out of range: expected 0 (none) to 65535 placement handles (ids 0 to 65534)"),
+            (
+                "handles=65536",
+                "workload.handles",
+                "value 65536 is out of range: expected 0 (none) to 65535 placement handles (ids 0 to 65534)",
+            ),
         ]);
         assert!(spec("contexts=1048576,handles=65535,context_skew=1e-9").is_ok());
     }

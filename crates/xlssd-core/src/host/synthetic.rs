@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp1, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{Op, Request, RequestSource, MAX_ARRIVAL_NS, SECTOR_BYTES};
 use super::config::{RwMode, WorkloadConfig};
+use super::{Op, Request, RequestSource, MAX_ARRIVAL_NS, SECTOR_BYTES};
 use crate::error::{Error, Result};
 
 /// Tells the context stream's seed from the workload's own ("context" in ASCII).
@@ -336,7 +336,16 @@ impl RequestSource for SyntheticSource {
         };
         let approx = self.approx > 0.0 && unit_hash(slot ^ self.approx_salt) < self.approx;
         let handle = self.handle(op, context);
-        Ok(Some(Request { arrival_ns, lba: slot * self.slot_sectors as u64, sectors: self.slot_sectors, op, approx, context, handle, tolerance: 0.0 }))
+        Ok(Some(Request {
+            arrival_ns,
+            lba: slot * self.slot_sectors as u64,
+            sectors: self.slot_sectors,
+            op,
+            approx,
+            context,
+            handle,
+            tolerance: 0.0,
+        }))
     }
 
     fn name(&self) -> &str {
@@ -423,12 +432,9 @@ mod tests {
     #[test]
     fn addresses_are_aligned_and_inside_the_span() {
         let logical = 100_000; // not a multiple of the slot size
-        for (rw, zipf, hot) in [
-            (RwMode::Randrw, 0.0, 0.0),
-            (RwMode::Randread, 1.2, 0.0),
-            (RwMode::Randwrite, 0.0, 0.9),
-            (RwMode::Write, 0.0, 0.0),
-        ] {
+        for (rw, zipf, hot) in
+            [(RwMode::Randrw, 0.0, 0.0), (RwMode::Randread, 1.2, 0.0), (RwMode::Randwrite, 0.0, 0.9), (RwMode::Write, 0.0, 0.0)]
+        {
             let c = WorkloadConfig { bs: 16384, span: 0.3, zipf, hot_fraction: hot, n: 20_000, ..cfg(rw) };
             let limit = (0.3 * logical as f64) as u64;
             for r in all(&c, logical, 1) {
@@ -587,7 +593,8 @@ mod tests {
         let mut h = 0xcbf2_9ce4_8422_2325u64;
         for r in reqs {
             let handle = r.handle.map_or(u64::MAX, u64::from);
-            let fields = [r.arrival_ns, r.lba, r.sectors as u64, (r.op == Op::Read) as u64, r.approx as u64, r.context as u64, handle];
+            let fields =
+                [r.arrival_ns, r.lba, r.sectors as u64, (r.op == Op::Read) as u64, r.approx as u64, r.context as u64, handle];
             for byte in fields.iter().flat_map(|f| f.to_le_bytes()) {
                 h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
             }
@@ -604,9 +611,17 @@ mod tests {
         let cases = [
             ("uniform", WorkloadConfig { rw: RwMode::Randrw, ..base.clone() }, 0xd321_8281_8c86_fd67),
             ("zipf", WorkloadConfig { rw: RwMode::Randwrite, zipf: 1.1, ..base.clone() }, 0xa129_466a_3788_4fca),
-            ("hot-cold", WorkloadConfig { rw: RwMode::Randrw, hot_fraction: 0.8, rwmixread: 30.0, ..base.clone() }, 0xd4fb_b8f5_7b47_959a),
+            (
+                "hot-cold",
+                WorkloadConfig { rw: RwMode::Randrw, hot_fraction: 0.8, rwmixread: 30.0, ..base.clone() },
+                0xd4fb_b8f5_7b47_959a,
+            ),
             ("sequential", WorkloadConfig { rw: RwMode::Rw, span: 0.01, ..base.clone() }, 0x6f9a_63e0_9159_4099),
-            ("open-loop", WorkloadConfig { iodepth: 0, interarrival_us: 10.0, approx: 0.3, ..base.clone() }, 0x3bc4_87c7_231f_5165),
+            (
+                "open-loop",
+                WorkloadConfig { iodepth: 0, interarrival_us: 10.0, approx: 0.3, ..base.clone() },
+                0x3bc4_87c7_231f_5165,
+            ),
         ];
         let got: Vec<(&str, u64)> = cases.iter().map(|(name, c, _)| (*name, fingerprint(&all(c, 1 << 20, 7)))).collect();
         let want: Vec<(&str, u64)> = cases.iter().map(|(name, _, want)| (*name, *want)).collect();

@@ -15,9 +15,7 @@
 //! volume, not a program): its requests carry neither.
 
 use super::blkparse::seconds_to_ns;
-use super::trace::{
-    byte_extent, csv_fields, is_decimal, is_digits, parse_u64, quote, read_or_write, starts_with_word,
-};
+use super::trace::{byte_extent, csv_fields, is_decimal, is_digits, parse_u64, quote, read_or_write, starts_with_word};
 use super::Request;
 
 const EXPECTED: &str = "expected 6 comma-separated fields: Timestamp,Response,IOType,LUN,Offset,Size";
@@ -106,8 +104,13 @@ mod tests {
     #[test]
     fn malformed_lines_name_line_and_text() {
         let ok = format!("{HEADER}1487348895.080533,0.000234,R,3,0,4096\n");
-        let bad = |line: &str, text_part: &str, message: &str| assert_bad(Systor, &format!("{ok}{line}\n"), 3, text_part, message);
-        bad("1487348895.1,0.1,R,3,0", "1487348895.1,0.1,R,3,0", "only 5 fields; expected 6 comma-separated fields: Timestamp,Response");
+        let bad =
+            |line: &str, text_part: &str, message: &str| assert_bad(Systor, &format!("{ok}{line}\n"), 3, text_part, message);
+        bad(
+            "1487348895.1,0.1,R,3,0",
+            "1487348895.1,0.1,R,3,0",
+            "only 5 fields; expected 6 comma-separated fields: Timestamp,Response",
+        );
         bad("1487348895.1 0.1 R 3 0 4096", "0.1 R", "only 1 fields");
         bad("-1487348895.1,0.1,R,3,0,4096", "-1487348895.1", "Timestamp: time `-1487348895.1` is not a number of seconds");
         bad("1487348895.1.2,0.1,R,3,0,4096", "1487348895.1.2", "Timestamp: time `1487348895.1.2`");
@@ -139,11 +142,11 @@ mod tests {
         assert!(looks_like("1487348895,,w,0,0,512,extra"));
         for not in [
             "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime", // MSR's header
-            "128166372003061629,wdev,0,Read,1054081024,4096,1331",        // MSR
-            "0,303567,3584,r,0.026214",                                   // SPC
-            "123,R,4096,4096,1577808000000000",                           // Alibaba
-            "1487348895.080533,0.000234,R,3,7415377920",                  // too few fields
-            "1487348895.080533,0.000234,D,3,7415377920,4096",             // not a read or write
+            "128166372003061629,wdev,0,Read,1054081024,4096,1331",         // MSR
+            "0,303567,3584,r,0.026214",                                    // SPC
+            "123,R,4096,4096,1577808000000000",                            // Alibaba
+            "1487348895.080533,0.000234,R,3,7415377920",                   // too few fields
+            "1487348895.080533,0.000234,D,3,7415377920,4096",              // not a read or write
         ] {
             assert!(!looks_like(not), "{not}");
         }

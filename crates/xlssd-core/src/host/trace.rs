@@ -52,14 +52,7 @@ enum RawLine {
 impl<R: BufRead> LineReader<R> {
     /// `path` is what errors call the input.
     pub fn new(reader: R, path: impl Into<String>, skip_bad_lines: bool) -> Self {
-        LineReader {
-            reader,
-            path: path.into(),
-            line: String::with_capacity(256),
-            line_no: 0,
-            skip_bad_lines,
-            skipped: 0,
-        }
+        LineReader { reader, path: path.into(), line: String::with_capacity(256), line_no: 0, skip_bad_lines, skipped: 0 }
     }
 
     /// The next line with content, as (line number, text without surrounding ASCII whitespace),
@@ -591,6 +584,8 @@ pub(crate) mod test_util {
 }
 
 #[cfg(test)]
+// The request tables are laid out one request per line, as the trace lines they come from.
+#[rustfmt::skip]
 mod tests {
     use super::test_util::*;
     use super::*;

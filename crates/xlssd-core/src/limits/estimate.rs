@@ -94,7 +94,8 @@ pub fn estimate(cfg: &Config) -> Estimate {
     let cached = cfg.mapping.cached_entries(c.logical_pages) as usize;
     if cached > 0 {
         use crate::controller::cmt::{max_queued, slots_for};
-        parts.push(Part { name: "cached mapping table", bytes: (slots_for(cached) + max_queued(cached)) as u64 * CMT_SLOT_BYTES });
+        parts
+            .push(Part { name: "cached mapping table", bytes: (slots_for(cached) + max_queued(cached)) as u64 * CMT_SLOT_BYTES });
         parts.push(Part { name: "translation pages in flight", bytes: c.translation_pages * TRANSLATION_PAGE_BYTES });
     }
     if cfg.ftl.placement_handles > 0 {

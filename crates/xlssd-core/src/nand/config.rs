@@ -232,10 +232,7 @@ fn per_page_type(key: &str, v: &PerPageType, types: usize) -> Result<()> {
         if list.len() != types {
             return Err(Error::Config {
                 key: key.to_string(),
-                message: format!(
-                    "has {} values; the cell type has {types} page types (give one number or {types})",
-                    list.len()
-                ),
+                message: format!("has {} values; the cell type has {types} page types (give one number or {types})", list.len()),
             });
         }
     }

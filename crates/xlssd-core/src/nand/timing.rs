@@ -74,7 +74,8 @@ impl Timing {
         let ch = &cfg.channel;
         let channel_bytes_per_s = ch.rate_mts * 1e6 * ch.width_bits as f64 / 8.0;
         let page_bytes = cfg.geometry.page_size as u64;
-        let page_xfer_ns = transfer_ns("channel.rate_mts", ch.rate_mts, "one page over a channel", page_bytes, channel_bytes_per_s)?;
+        let page_xfer_ns =
+            transfer_ns("channel.rate_mts", ch.rate_mts, "one page over a channel", page_bytes, channel_bytes_per_s)?;
         // A multi-plane program moves a unit of pages for every plane of its die at once.
         let pages_per_command = cfg.geometry.planes_per_die as u64 * cfg.mapping.unit_pages(cfg.geometry.page_size) as u64;
         if page_xfer_ns as f64 * pages_per_command as f64 > MAX_DURATION_NS {
@@ -91,8 +92,20 @@ impl Timing {
         let gbps = cfg.host.interface_gbps;
         let host_bytes_per_s = gbps * 1e9;
         if gbps != 0.0 {
-            transfer_ns("host.interface_gbps", gbps, "the largest request over the host interface", MAX_REQUEST_BYTES, host_bytes_per_s)?;
-            transfer_ns("host.interface_gbps", gbps, "one sector over the host interface", crate::nand::SECTOR_BYTES, host_bytes_per_s)?;
+            transfer_ns(
+                "host.interface_gbps",
+                gbps,
+                "the largest request over the host interface",
+                MAX_REQUEST_BYTES,
+                host_bytes_per_s,
+            )?;
+            transfer_ns(
+                "host.interface_gbps",
+                gbps,
+                "one sector over the host interface",
+                crate::nand::SECTOR_BYTES,
+                host_bytes_per_s,
+            )?;
         }
 
         Ok(Timing {

@@ -146,14 +146,21 @@ impl AgingConfig {
         }
         if physics.model == crate::physics::ModelKind::Vth {
             use crate::physics::vth_table::{MAX_HOURS, MAX_PE};
-            let tabulated = |what: &str| format!("{what} with physics.model = \"vth\", whose tables cover 0 to {MAX_PE} P/E and 0 to {MAX_HOURS} h");
+            let tabulated = |what: &str| {
+                format!("{what} with physics.model = \"vth\", whose tables cover 0 to {MAX_PE} P/E and 0 to {MAX_HOURS} h")
+            };
             if self.initial_pe > MAX_PE {
                 return Err(bad("aging.initial_pe", self.initial_pe, &tabulated(&format!("at most {MAX_PE} cycles"))));
             }
             if self.initial_pe + self.max_deviation() > MAX_PE {
                 let most = match self.initial_pe_distribution {
-                    PeDistribution::Uniform => format!("at most {} cycles (initial_pe + initial_pe_spread at most {MAX_PE})", MAX_PE - self.initial_pe),
-                    PeDistribution::Normal => format!("at most {} cycles (initial_pe + 3 x initial_pe_spread at most {MAX_PE} with a normal distribution)", (MAX_PE - self.initial_pe) / 3.0),
+                    PeDistribution::Uniform => {
+                        format!("at most {} cycles (initial_pe + initial_pe_spread at most {MAX_PE})", MAX_PE - self.initial_pe)
+                    }
+                    PeDistribution::Normal => format!(
+                        "at most {} cycles (initial_pe + 3 x initial_pe_spread at most {MAX_PE} with a normal distribution)",
+                        (MAX_PE - self.initial_pe) / 3.0
+                    ),
                 };
                 return Err(bad("aging.initial_pe_spread", self.initial_pe_spread, &tabulated(&most)));
             }

@@ -13,11 +13,11 @@
 //! - [`vth`]: seed 000 Sec. III-C, threshold-voltage distributions with 3D program
 //!   disturbance, and [`vth_table`], the same model tabulated for use on every read.
 
+pub mod config;
+pub mod erase_model;
 pub mod exp_linear;
 pub mod ispp;
 pub mod power_law;
-pub mod config;
-pub mod erase_model;
 pub mod read_disturb;
 pub mod read_retry;
 pub mod vth;

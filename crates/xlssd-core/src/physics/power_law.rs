@@ -33,11 +33,8 @@ impl Default for PowerLawConfig {
 
 impl RberModel for PowerLawConfig {
     fn rber(&self, p: &PageHistory) -> f64 {
-        let retention = if p.retention_h > 0.0 && p.pe > 0.0 {
-            self.b * (p.pe.powf(self.n) * p.retention_h).powf(self.m)
-        } else {
-            0.0
-        };
+        let retention =
+            if p.retention_h > 0.0 && p.pe > 0.0 { self.b * (p.pe.powf(self.n) * p.retention_h).powf(self.m) } else { 0.0 };
         (p.algorithm.rber_written(p.pe) + retention).min(MAX_RBER)
     }
 }
@@ -124,7 +121,15 @@ mod tests {
     fn remembered_terms_give_the_formula() {
         let cfg = PowerLawConfig::default();
         let memo = PowerLaw::new(cfg.clone());
-        for (pe, t, alg) in [(3000.0, 8760.0, Ispp::Sv), (3000.0, 10.0, Ispp::Rv), (0.0, 5.0, Ispp::Sv), (3000.0, 8760.0, Ispp::Sv), (12.5, 0.0, Ispp::Dv), (3000.0, 8760.0017, Ispp::Sv), (1e5, 1e-3, Ispp::Rv)] {
+        for (pe, t, alg) in [
+            (3000.0, 8760.0, Ispp::Sv),
+            (3000.0, 10.0, Ispp::Rv),
+            (0.0, 5.0, Ispp::Sv),
+            (3000.0, 8760.0, Ispp::Sv),
+            (12.5, 0.0, Ispp::Dv),
+            (3000.0, 8760.0017, Ispp::Sv),
+            (1e5, 1e-3, Ispp::Rv),
+        ] {
             let p = PageHistory { pe, retention_h: t, weighted_reads: 0.0, ..PageHistory::fresh(alg) };
             let (a, b) = (cfg.rber(&p), memo.rber(&p));
             assert!((a - b).abs() <= 1e-12 * a.abs().max(1e-30), "{pe} {t} {alg:?}: {a:e} vs {b:e}");

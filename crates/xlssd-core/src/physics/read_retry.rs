@@ -99,7 +99,11 @@ impl ReadRetryConfig {
                 return Err(bad(&k(name), v, &format!("a number in [{lo}, {hi}]")));
             }
         }
-        for (name, v, hi) in [("tau_h", self.tau_h, 1e6), ("slope", self.slope, 10.0), ("capability_bits_per_kib", self.capability_bits_per_kib, BITS_PER_KIB / 2.0)] {
+        for (name, v, hi) in [
+            ("tau_h", self.tau_h, 1e6),
+            ("slope", self.slope, 10.0),
+            ("capability_bits_per_kib", self.capability_bits_per_kib, BITS_PER_KIB / 2.0),
+        ] {
             if !(v.is_finite() && v > 0.0 && v <= hi) {
                 return Err(bad(&k(name), v, &format!("a number in (0, {hi}]")));
             }

@@ -345,7 +345,11 @@ impl VthConfig {
             non_negative(k, x)?;
         }
         if v.lambda_fresh_v > v.lambda_v {
-            return Err(bad("physics.vth.lambda_fresh_v", v.lambda_fresh_v, "at most physics.vth.lambda_v (noise grows with wear)"));
+            return Err(bad(
+                "physics.vth.lambda_fresh_v",
+                v.lambda_fresh_v,
+                "at most physics.vth.lambda_v (noise grows with wear)",
+            ));
         }
         if v.grid_step_v > 0.05 {
             return Err(bad("physics.vth.grid_step_v", v.grid_step_v, "at most 0.05 V"));
@@ -398,9 +402,7 @@ impl VthConfig {
     /// couples into its neighbours (Eq. 1).
     pub(super) fn program_swings(&self, mode: ProgramMode) -> Vec<f64> {
         let (dvpp, _) = self.window(mode);
-        std::iter::once(0.0)
-            .chain(self.verify_levels(mode).into_iter().map(|v| v + 0.5 * dvpp - self.erased_mean_v))
-            .collect()
+        std::iter::once(0.0).chain(self.verify_levels(mode).into_iter().map(|v| v + 0.5 * dvpp - self.erased_mean_v)).collect()
     }
 
     /// Coupling ratios gamma_y, gamma_z: the seed's disturbance per neighbour is what a
@@ -460,7 +462,8 @@ impl VthConfig {
     }
 
     pub(super) fn lambda(&self, pe: f64) -> f64 {
-        self.lambda_fresh_v + (self.lambda_v - self.lambda_fresh_v) * (pe.max(0.0) / self.reference_pe).powf(self.lambda_pe_exponent)
+        self.lambda_fresh_v
+            + (self.lambda_v - self.lambda_fresh_v) * (pe.max(0.0) / self.reference_pe).powf(self.lambda_pe_exponent)
     }
 
     /// Fraction of a state's height lost after `hours` at `pe` cycles.
@@ -528,9 +531,7 @@ fn crossing_error(lower: &Pmf, upper: &Pmf) -> f64 {
     let (up, us) = upper.sums();
     let from = upper.start.min(lower.end());
     let to = lower.end().max(upper.start);
-    (from..=to)
-        .map(|r| lower.tails(&lp, &ls, r).0 + upper.tails(&up, &us, r).1)
-        .fold(f64::INFINITY, f64::min)
+    (from..=to).map(|r| lower.tails(&lp, &ls, r).0 + upper.tails(&up, &us, r).1).fold(f64::INFINITY, f64::min)
 }
 
 #[cfg(test)]
@@ -540,7 +541,9 @@ mod tests {
     #[test]
     fn kernels_hold_unit_mass() {
         let h = 0.002;
-        for pmf in [laplace_kernel(0.06, h), shift_kernel(0.13, 0.02, 2.0, h), shift_kernel(0.1, 0.0, 2.0, h), uniform(2.5, 2.7, h)] {
+        for pmf in
+            [laplace_kernel(0.06, h), shift_kernel(0.13, 0.02, 2.0, h), shift_kernel(0.1, 0.0, 2.0, h), uniform(2.5, 2.7, h)]
+        {
             let total: f64 = pmf.mass.iter().sum();
             assert!((total - 1.0).abs() < 1e-12, "{total}");
         }
@@ -628,7 +631,10 @@ mod tests {
         assert!(1.0 < ratio && ratio < 1.5f64.sqrt(), "{ratio}");
         // And it widens the programmed states: more errors than without it.
         let off = VthConfig::default();
-        assert!(at_reference(&cfg, ProgramMode::Precise, ProgramMode::Precise) > at_reference(&off, ProgramMode::Precise, ProgramMode::Precise));
+        assert!(
+            at_reference(&cfg, ProgramMode::Precise, ProgramMode::Precise)
+                > at_reference(&off, ProgramMode::Precise, ProgramMode::Precise)
+        );
     }
 
     #[test]

@@ -145,13 +145,7 @@ mod tests {
             d: f32,
             e: f32,
         }
-        let v = Sample {
-            a: serde_json::json!([1, 2.5, {}]),
-            b: "tr\u{e5}ce \u{1f600}\u{7f}\"\n",
-            c: vec![],
-            d: 1e-7,
-            e: 0.1,
-        };
+        let v = Sample { a: serde_json::json!([1, 2.5, {}]), b: "tr\u{e5}ce \u{1f600}\u{7f}\"\n", c: vec![], d: 1e-7, e: 0.1 };
         // What `json.dumps(v, indent=2)` writes for the same values.
         let expected = "{\n  \"a\": [\n    1,\n    2.5,\n    {}\n  ],\n  \"b\": \"tr\\u00e5ce \\ud83d\\ude00\\u007f\\\"\\n\",\n  \"c\": [],\n  \"d\": 1e-07,\n  \"e\": 0.1\n}";
         assert_eq!(to_python_json(&v), expected);

@@ -59,7 +59,22 @@ mod tests {
 
     #[test]
     fn round_u64_matches_round_then_cast() {
-        let mut cases = vec![0.0, -0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 1e15 + 0.5, 4503599627370497.0, 1.8e19, 2e19, -0.4, -2.6, f64::NAN, f64::INFINITY];
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            1e15 + 0.5,
+            4503599627370497.0,
+            1.8e19,
+            2e19,
+            -0.4,
+            -2.6,
+            f64::NAN,
+            f64::INFINITY,
+        ];
         // Either side of 2^63, where the conversion changes.
         let two_63 = 9_223_372_036_854_775_808.0f64;
         cases.extend([two_63, f64::from_bits(two_63.to_bits() - 1), f64::from_bits(two_63.to_bits() + 1), -two_63]);

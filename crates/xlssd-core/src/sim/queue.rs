@@ -483,7 +483,15 @@ mod tests {
         let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             rest,
-            vec![(span, 3), (span, 12), (span + 1, 0), (span + 4_999, 10), (span + 3_000_000, 11), (2 * span - 1, 7), (3 * span, 2)]
+            vec![
+                (span, 3),
+                (span, 12),
+                (span + 1, 0),
+                (span + 4_999, 10),
+                (span + 3_000_000, 11),
+                (2 * span - 1, 7),
+                (3 * span, 2)
+            ]
         );
         assert_eq!(q.len(), 0);
     }

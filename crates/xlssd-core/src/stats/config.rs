@@ -20,14 +20,7 @@ pub struct EnergyConfig {
 
 impl Default for EnergyConfig {
     fn default() -> Self {
-        EnergyConfig {
-            voltage_v: 3.3,
-            read_ma: 25.0,
-            program_ma: 25.0,
-            erase_ma: 25.0,
-            transfer_ma: 25.0,
-            dram_ma: 125.0,
-        }
+        EnergyConfig { voltage_v: 3.3, read_ma: 25.0, program_ma: 25.0, erase_ma: 25.0, transfer_ma: 25.0, dram_ma: 125.0 }
     }
 }
 

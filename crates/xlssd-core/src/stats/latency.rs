@@ -28,18 +28,13 @@ pub struct LatencySummary {
 
 /// Fractions at which the report samples each latency distribution: every 5% and the tail.
 pub const CDF_FRACTIONS: [f64; 24] = [
-    0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95,
-    0.99, 0.999, 0.9999, 1.0,
+    0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 0.999,
+    0.9999, 1.0,
 ];
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats {
-            hist: Histogram::new(3).expect("3 significant digits is valid"),
-            sum_ns: 0,
-            max_ns: 0,
-            bytes: 0,
-        }
+        LatencyStats { hist: Histogram::new(3).expect("3 significant digits is valid"), sum_ns: 0, max_ns: 0, bytes: 0 }
     }
 }
 

@@ -146,11 +146,7 @@ impl RelocationStats {
                 started: r.started,
                 finished: r.finished,
                 pages_moved: r.pages_moved,
-                pages_per_relocation: if r.finished == 0 {
-                    0.0
-                } else {
-                    super::round3(r.pages_moved as f64 / r.finished as f64)
-                },
+                pages_per_relocation: if r.finished == 0 { 0.0 } else { super::round3(r.pages_moved as f64 / r.finished as f64) },
                 busy_ms: super::round3(r.busy_ns as f64 / 1e6),
                 service_us: r.service.summary(),
                 reads_during: r.reads_during.count(),

@@ -14,9 +14,9 @@ use crate::ftl::mapping::Mapping;
 use crate::ftl::policy::{VictimSelector, WearLeveler};
 use crate::host::Request;
 use crate::nand::Geometry;
+use crate::nand::Ppn;
 use crate::physics::{Ispp, ProgramMode};
 use crate::sim::Time;
-use crate::nand::Ppn;
 
 /// The axes a scheme may override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

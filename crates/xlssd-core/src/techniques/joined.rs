@@ -6,9 +6,9 @@ use super::hooks::*;
 use crate::ftl::blocks::BlockManager;
 use crate::ftl::policy::WearLeveler;
 use crate::host::Request;
+use crate::nand::Ppn;
 use crate::physics::{Ispp, ProgramMode};
 use crate::sim::Time;
-use crate::nand::Ppn;
 
 pub struct Joined {
     parts: Vec<Box<dyn Technique>>,
@@ -255,7 +255,11 @@ mod tests {
             self.validity_seen += 1;
         }
         fn check(&self, _blocks: &BlockManager) -> Result<(), String> {
-            if self.validity_seen == 2 { Err(format!("part with stream {} saw two changes", self.stream)) } else { Ok(()) }
+            if self.validity_seen == 2 {
+                Err(format!("part with stream {} saw two changes", self.stream))
+            } else {
+                Ok(())
+            }
         }
     }
     impl ProgramModes for Part {}
@@ -263,7 +267,7 @@ mod tests {
     impl FreeBlocks for Part {}
     impl ReadPath for Part {}
     impl ReadRetry for Part {}
-impl RetryReference for Part {}
+    impl RetryReference for Part {}
     impl Background for Part {}
     impl CacheTier for Part {}
     impl Technique for Part {}
@@ -282,7 +286,10 @@ impl RetryReference for Part {}
         assert!(j.may_suspend(0, 2, 4));
         assert!(!j.may_suspend(0, 3, 4), "the erase part decides where an erase may be suspended");
         // Hooks nobody claims are the baseline's.
-        assert_eq!(j.erase_plan(&EraseCtx { block: 0, pe: 0, base_ns: 1_000, program_ns: 0, read_ns: 0 }), ErasePlan::single(1_000));
+        assert_eq!(
+            j.erase_plan(&EraseCtx { block: 0, pe: 0, base_ns: 1_000, program_ns: 0, read_ns: 0 }),
+            ErasePlan::single(1_000)
+        );
         assert_eq!(j.erased_rber_factor(0), 1.0);
         assert_eq!(j.read_copy(3, 42), 42);
         j.validity(1, true);

@@ -80,11 +80,39 @@ pub struct BuildCtx<'a> {
 }
 
 /// Every scheme, baselines included.
-pub const SCHEMES: &[SchemeInfo] =
-    &[baseline::BASELINE, approxftl::DELTA_B, approxftl::VTH_B, approxftl::APPROXFTL, redftl::READ_RECLAIM, redftl::REDFTL, redftl::RRB, redftl::REDFTL_PLUS, redftl::REDFTL_PLUSPLUS, separation::HASH, separation::PDS, separation::IDS, separation::ORA, rif::RETRY, rif::IDEAL, rif::SENC, rif::SWR, rif::RIF, aero::ISPE, aero::IISPE, aero::DPES, aero::AERO_CONS, aero::AERO, ascache::SSD_CACHE, ascache::ASCACHE, access_modes::ACCESS_MODES, access_modes::FIXED_T];
+pub const SCHEMES: &[SchemeInfo] = &[
+    baseline::BASELINE,
+    approxftl::DELTA_B,
+    approxftl::VTH_B,
+    approxftl::APPROXFTL,
+    redftl::READ_RECLAIM,
+    redftl::REDFTL,
+    redftl::RRB,
+    redftl::REDFTL_PLUS,
+    redftl::REDFTL_PLUSPLUS,
+    separation::HASH,
+    separation::PDS,
+    separation::IDS,
+    separation::ORA,
+    rif::RETRY,
+    rif::IDEAL,
+    rif::SENC,
+    rif::SWR,
+    rif::RIF,
+    aero::ISPE,
+    aero::IISPE,
+    aero::DPES,
+    aero::AERO_CONS,
+    aero::AERO,
+    ascache::SSD_CACHE,
+    ascache::ASCACHE,
+    access_modes::ACCESS_MODES,
+    access_modes::FIXED_T,
+];
 
 /// Every technique table.
-pub const TABLES: &[TableInfo] = &[approxftl::TABLE, redftl::TABLE, separation::TABLE, rif::TABLE, aero::TABLE, ascache::TABLE, access_modes::TABLE];
+pub const TABLES: &[TableInfo] =
+    &[approxftl::TABLE, redftl::TABLE, separation::TABLE, rif::TABLE, aero::TABLE, ascache::TABLE, access_modes::TABLE];
 
 /// A scheme of one stream with a technique table, whose streams and cleaning reserve do
 /// not depend on the table.
@@ -240,8 +268,11 @@ impl SchemeConfig {
             let used = |k: &str| users.iter().any(|u| u.keys.contains(&k));
             for k in raw.as_object().into_iter().flat_map(|o| o.keys()) {
                 if !used(k) {
-                    let by: Vec<&str> =
-                        SCHEMES.iter().filter(|s| s.table == Some(table.name) && s.keys.contains(&k.as_str())).map(|s| s.name).collect();
+                    let by: Vec<&str> = SCHEMES
+                        .iter()
+                        .filter(|s| s.table == Some(table.name) && s.keys.contains(&k.as_str()))
+                        .map(|s| s.name)
+                        .collect();
                     return Err(err(
                         format!("{prefix}.{k}"),
                         format!("is used by scheme {} only, not by `{}`", by.join(", "), self.name),
@@ -263,7 +294,11 @@ impl SchemeConfig {
 
 /// Parses a technique table over its defaults (`T::default()` fills missing keys) and
 /// validates it; errors name the key under `prefix`. The resolved table, every key.
-pub(crate) fn resolve_table<T>(raw: &serde_json::Value, prefix: &str, validate: fn(&T, &str) -> Result<()>) -> Result<serde_json::Value>
+pub(crate) fn resolve_table<T>(
+    raw: &serde_json::Value,
+    prefix: &str,
+    validate: fn(&T, &str) -> Result<()>,
+) -> Result<serde_json::Value>
 where
     T: serde::de::DeserializeOwned + Serialize,
 {
@@ -295,11 +330,7 @@ pub fn build(cfg: &Config, geo: &Geometry, logical_pages: u64) -> Result<(Joined
 
 /// The technique sections of a report: every technique's idle sections, replaced by those
 /// the running scheme writes.
-pub fn report_sections(
-    scheme: &Joined,
-    name: &str,
-    tasks: &TaskCounts,
-) -> serde_json::Map<String, serde_json::Value> {
+pub fn report_sections(scheme: &Joined, name: &str, tasks: &TaskCounts) -> serde_json::Map<String, serde_json::Value> {
     let mut sections = serde_json::Map::new();
     for t in TABLES {
         let (key, value) = (t.idle_report)(name);
@@ -417,7 +448,38 @@ mod tests {
     fn every_scheme_is_listed_with_its_hooks() {
         let listed = describe();
         let names: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, vec!["baseline", "delta_b", "vth_b", "approxftl", "read-reclaim", "redftl", "rrb", "redftl-plus", "redftl-plusplus", "hash", "pds", "ids", "ora", "retry", "ideal", "senc", "swr", "rif", "ispe", "iispe", "dpes", "aero-cons", "aero", "ssd-cache", "ascache", "access-modes", "fixed-t"]);
+        assert_eq!(
+            names,
+            vec![
+                "baseline",
+                "delta_b",
+                "vth_b",
+                "approxftl",
+                "read-reclaim",
+                "redftl",
+                "rrb",
+                "redftl-plus",
+                "redftl-plusplus",
+                "hash",
+                "pds",
+                "ids",
+                "ora",
+                "retry",
+                "ideal",
+                "senc",
+                "swr",
+                "rif",
+                "ispe",
+                "iispe",
+                "dpes",
+                "aero-cons",
+                "aero",
+                "ssd-cache",
+                "ascache",
+                "access-modes",
+                "fixed-t"
+            ]
+        );
         assert_eq!(listed[3]["hooks"][0], "placement");
         assert!(listed.as_array().unwrap().iter().all(|s| !s["description"].as_str().unwrap().is_empty()));
     }

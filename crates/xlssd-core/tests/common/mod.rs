@@ -34,7 +34,16 @@ impl RequestSource for VecSource {
 }
 
 pub fn req(t_ns: u64, lpn: u64, pages: u32, op: Op, sectors_per_page: u64) -> Request {
-    Request { arrival_ns: t_ns, lba: lpn * sectors_per_page, sectors: pages * sectors_per_page as u32, op, approx: false, context: 0, handle: None, tolerance: 0.0 }
+    Request {
+        arrival_ns: t_ns,
+        lba: lpn * sectors_per_page,
+        sectors: pages * sectors_per_page as u32,
+        op,
+        approx: false,
+        context: 0,
+        handle: None,
+        tolerance: 0.0,
+    }
 }
 
 /// A small device with round numbers: 2 channels x 2 chips x 1 die x 2 planes, 64 blocks

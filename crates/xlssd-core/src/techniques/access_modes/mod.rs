@@ -140,7 +140,10 @@ impl Placement for AccessModes {
         let b = self.block_of(ppn);
         // Translation pages share the standard service's stream.
         let service = if kind == WriteKind::Mapping { 0 } else { self.service_of(lpn) };
-        debug_assert!(kind == WriteKind::Mapping || stream == service as u32, "lpn {lpn} of service {service} placed in stream {stream}");
+        debug_assert!(
+            kind == WriteKind::Mapping || stream == service as u32,
+            "lpn {lpn} of service {service} placed in stream {stream}"
+        );
         self.block_service[b] = service;
         let s = &mut self.report.services[service as usize];
         match kind {
@@ -212,7 +215,10 @@ impl Observer for AccessModes {
 
     fn check(&self, _blocks: &BlockManager) -> Result<(), String> {
         match self.mixed.keys().find(|&&b| self.block_service[b as usize] != 0) {
-            Some(b) => Err(format!("block {b} holds pages of several services but was given service {}", self.block_service[*b as usize])),
+            Some(b) => Err(format!(
+                "block {b} holds pages of several services but was given service {}",
+                self.block_service[*b as usize]
+            )),
             None => Ok(()),
         }
     }
@@ -236,17 +242,24 @@ impl Technique for AccessModes {
 fn build(ctx: &super::BuildCtx, adaptive: bool) -> Result<Box<dyn Technique>> {
     let cfg: AccessModesConfig = super::table_config(ctx, TABLE_NAME)?;
     let c = ctx.cfg;
-    let needs = |key: &str, message: String| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
+    let needs =
+        |key: &str, message: String| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
     if c.ecc.scheme != crate::config::EccScheme::Bch {
         return Err(needs("ecc.scheme", "sizes each page's BCH code: set ecc.scheme = \"bch\"".into()));
     }
     if c.physics.model == crate::physics::ModelKind::None {
-        return Err(needs("physics.model", "programs pages with ISPP algorithms whose errors a physics model gives: choose one (physics.model)".into()));
+        return Err(needs(
+            "physics.model",
+            "programs pages with ISPP algorithms whose errors a physics model gives: choose one (physics.model)".into(),
+        ));
     }
     if !adaptive && cfg.fixed_t > c.ecc.bch.t_max {
         return Err(Error::Config {
             key: format!("scheme.{TABLE_NAME}.fixed_t"),
-            message: format!("value {} is above ecc.bch.t_max ({}), the largest t the decoder implements", cfg.fixed_t, c.ecc.bch.t_max),
+            message: format!(
+                "value {} is above ecc.bch.t_max ({}), the largest t the decoder implements",
+                cfg.fixed_t, c.ecc.bch.t_max
+            ),
         });
     }
     let services = cfg.services();
@@ -333,7 +346,10 @@ mod tests {
     #[test]
     fn a_page_takes_its_blocks_service_algorithm_and_code() {
         let mut s = scheme([0.5, 0.25, 0.25], None);
-        assert_eq!([s.service_of(0), s.service_of(49), s.service_of(50), s.service_of(74), s.service_of(75), s.service_of(99)], [0, 0, 1, 1, 2, 2]);
+        assert_eq!(
+            [s.service_of(0), s.service_of(49), s.service_of(50), s.service_of(74), s.service_of(75), s.service_of(99)],
+            [0, 0, 1, 1, 2, 2]
+        );
         s.block_service[1] = 1;
         s.block_service[2] = 2;
         // Pages 4-7 are block 1 (enhanced), 8-11 block 2 (reduced).

@@ -95,7 +95,14 @@ pub fn plan_of(alg: EraseAlgorithm, total_ms: f64, mispredicted: bool) -> EraseP
 }
 
 impl AdaptiveErase {
-    fn new(name: &str, alg: EraseAlgorithm, seed: u64, cfg: AeroConfig, blocks: u64, stress: &crate::physics::erase_model::EraseStressConfig) -> AdaptiveErase {
+    fn new(
+        name: &str,
+        alg: EraseAlgorithm,
+        seed: u64,
+        cfg: AeroConfig,
+        blocks: u64,
+        stress: &crate::physics::erase_model::EraseStressConfig,
+    ) -> AdaptiveErase {
         let lifetime = stress.lifetime_pe(alg);
         let report = AeroReport {
             scheme: name.to_string(),
@@ -169,7 +176,12 @@ fn build(ctx: &super::BuildCtx, alg: EraseAlgorithm) -> Result<Box<dyn Technique
     Ok(Box::new(s))
 }
 
-const fn scheme(name: &'static str, description: &'static str, keys: &'static [&'static str], build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>) -> SchemeInfo {
+const fn scheme(
+    name: &'static str,
+    description: &'static str,
+    keys: &'static [&'static str],
+    build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>,
+) -> SchemeInfo {
     super::table_scheme(name, description, &[Hook::Erase], TABLE_NAME, keys, build)
 }
 
@@ -239,7 +251,9 @@ mod tests {
         assert_eq!(levels(&p), vec![0, 0, 1, 2, 3, 3]);
         assert_eq!(p.total_ns(), 14_000_000);
         // Every total of every table: the loops the chip runs are the model's sequence.
-        for alg in [EraseAlgorithm::Ispe, EraseAlgorithm::Iispe, EraseAlgorithm::Dpes, EraseAlgorithm::AeroCons, EraseAlgorithm::Aero] {
+        for alg in
+            [EraseAlgorithm::Ispe, EraseAlgorithm::Iispe, EraseAlgorithm::Dpes, EraseAlgorithm::AeroCons, EraseAlgorithm::Aero]
+        {
             for point in alg.table() {
                 for &(total, _) in point.categories {
                     assert_eq!(ms_of(&plan_of(alg, total, false)), alg.loops_ms(total), "{alg:?} {total}");
@@ -268,7 +282,9 @@ mod tests {
         // The same block erases the same way every time at one wear, and no faster later.
         let a = s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 });
         assert_eq!(a, s.erase_plan(&EraseCtx { block: 9, pe: 2_500, base_ns: 0, program_ns: 0, read_ns: 0 }));
-        assert!(s.erase_plan(&EraseCtx { block: 9, pe: 4_500, base_ns: 0, program_ns: 0, read_ns: 0 }).total_ns() >= a.total_ns());
+        assert!(
+            s.erase_plan(&EraseCtx { block: 9, pe: 4_500, base_ns: 0, program_ns: 0, read_ns: 0 }).total_ns() >= a.total_ns()
+        );
     }
 
     #[test]

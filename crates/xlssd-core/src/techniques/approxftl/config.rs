@@ -79,7 +79,11 @@ impl ApproxConfig {
         let k = |name: &str| format!("{prefix}.{name}");
         for (i, &[start, end]) in self.lba_ranges.iter().enumerate() {
             if start >= end {
-                return Err(bad(&format!("{}[{i}]", k("lba_ranges")), format!("[{start}, {end}]"), "a range [start, end) with start < end"));
+                return Err(bad(
+                    &format!("{}[{i}]", k("lba_ranges")),
+                    format!("[{start}, {end}]"),
+                    "a range [start, end) with start < end",
+                ));
             }
         }
         fraction(&k("chb_precise_speedup"), self.chb_precise_speedup, false, true)?;
@@ -150,7 +154,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let good = dir.join("good.txt");
         std::fs::write(&good, "# approximate data\n0 100\n\n  500 800  # second\n").unwrap();
-        let cfg = ApproxConfig { lba_ranges: vec![[900, 901]], lba_ranges_file: good.display().to_string(), ..Default::default() };
+        let cfg =
+            ApproxConfig { lba_ranges: vec![[900, 901]], lba_ranges_file: good.display().to_string(), ..Default::default() };
         assert_eq!(cfg.all_ranges().unwrap(), vec![[900, 901], [0, 100], [500, 800]]);
         for (text, line, what) in [("0 10\n5\n", 2, "two fields"), ("x 3\n", 1, "integers"), ("1 1\n", 1, "empty")] {
             let bad = dir.join("bad.txt");

@@ -42,7 +42,8 @@ pub enum BlockKind {
 }
 
 impl BlockKind {
-    pub const ALL: [BlockKind; 5] = [BlockKind::Chb, BlockKind::Precise, BlockKind::Phase1, BlockKind::Phase2, BlockKind::AllApprox];
+    pub const ALL: [BlockKind; 5] =
+        [BlockKind::Chb, BlockKind::Precise, BlockKind::Phase1, BlockKind::Phase2, BlockKind::AllApprox];
 
     pub fn from_index(i: usize) -> BlockKind {
         BlockKind::ALL[i]

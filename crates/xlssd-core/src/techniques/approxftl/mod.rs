@@ -24,9 +24,9 @@ use crate::error::Result;
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};
 use crate::ftl::policy::WearLeveler;
 use crate::nand::Geometry;
+use crate::nand::Ppn;
 use crate::physics::ProgramMode;
 use crate::sim::Time;
-use crate::nand::Ppn;
 
 const TABLE_NAME: &str = "approxftl";
 /// Keys every scheme of the family uses: which data is approximate, and when GC rewrites
@@ -63,7 +63,8 @@ pub const VTH_B: SchemeInfo = SchemeInfo {
 
 pub const APPROXFTL: SchemeInfo = SchemeInfo {
     name: "approxftl",
-    description: "seed 000's ApproxFTL: pattern-guided approximate writes, effective-wear levelling, approximate-aware GC and refresh",
+    description:
+        "seed 000's ApproxFTL: pattern-guided approximate writes, effective-wear levelling, approximate-aware GC and refresh",
     hooks: &[Hook::Placement, Hook::ProgramMode, Hook::Cleaning, Hook::FreeBlocks, Hook::Erase, Hook::Background],
     table: Some(TABLE_NAME),
     keys: &[
@@ -424,7 +425,9 @@ impl Background for Approx {
             let oldest = ctx
                 .blocks
                 .plane_blocks(plane)
-                .filter(|&b| ctx.blocks.is_closed(b) && ctx.blocks.valid[b as usize] > 0 && self.oldest_approx_h[b as usize] <= due)
+                .filter(|&b| {
+                    ctx.blocks.is_closed(b) && ctx.blocks.valid[b as usize] > 0 && self.oldest_approx_h[b as usize] <= due
+                })
                 .min_by(|&x, &y| self.oldest_approx_h[x as usize].total_cmp(&self.oldest_approx_h[y as usize]));
             if let Some(block) = oldest {
                 moves.push(Move { plane, block, reason: REFRESH });
@@ -529,7 +532,13 @@ impl Technique for Approx {
             scheme: self.scheme_name.clone(),
             pages: ApproxPages { precise: s.precise_pages, approx: s.approx_pages },
             fast_precise: FastPrecise { chb: s.fast_precise_chb, approx_phase2: s.fast_precise_phase2 },
-            active_blocks: ActiveBlockCounts { chb: k[0], precise: k[1], approx_phase1: k[2], approx_phase2: k[3], all_approx: k[4] },
+            active_blocks: ActiveBlockCounts {
+                chb: k[0],
+                precise: k[1],
+                approx_phase1: k[2],
+                approx_phase2: k[3],
+                all_approx: k[4],
+            },
             promoted_pages: s.promoted_pages,
             erases_all_approx: s.erases_all_approx,
             refreshed_pages,
@@ -555,10 +564,21 @@ mod tests {
         let mut t = build(&ctx, Variant::Approxftl).unwrap();
         let mut blocks = BlockManager::new(&geo, APPROXFTL.streams).unwrap();
         let (mut threshold, mut hard) = (3, 1);
-        let mut set_up = SetupCtx { geo: &geo, blocks: &mut blocks, gc_threshold_blocks: &mut threshold, gc_hard_blocks: &mut hard };
+        let mut set_up =
+            SetupCtx { geo: &geo, blocks: &mut blocks, gc_threshold_blocks: &mut threshold, gc_hard_blocks: &mut hard };
         t.set_up(&mut set_up);
         // Page 0 written by a small (hot) request, page 1 by a large (cold) one; both precise.
-        let write = |lpn: u64, bytes: u64| HostWrite { first_lpn: lpn, n_pages: 1, lba: lpn * 8, bytes, approximate: false, tolerance: 0.0, context: 0, handle: None, logical_pages: 256 };
+        let write = |lpn: u64, bytes: u64| HostWrite {
+            first_lpn: lpn,
+            n_pages: 1,
+            lba: lpn * 8,
+            bytes,
+            approximate: false,
+            tolerance: 0.0,
+            context: 0,
+            handle: None,
+            logical_pages: 256,
+        };
         t.host_write(&write(0, 4096));
         t.host_write(&write(1, 1 << 20));
         let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);

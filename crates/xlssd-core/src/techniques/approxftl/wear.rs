@@ -27,13 +27,11 @@ impl FreeBlockPicker for EffectiveWearPicker {
         self.since_refresh += 1;
         let limit = 2.0 * self.smallest.unwrap_or(0.0);
         // A fresh device (smallest 0) allows only unworn blocks; failing that, the least worn.
-        free.iter()
-            .position(|&b| blocks.effective_wear[b as usize] <= limit)
-            .unwrap_or_else(|| {
-                (0..free.len())
-                    .min_by(|&i, &j| blocks.effective_wear[free[i] as usize].total_cmp(&blocks.effective_wear[free[j] as usize]))
-                    .unwrap_or(0)
-            })
+        free.iter().position(|&b| blocks.effective_wear[b as usize] <= limit).unwrap_or_else(|| {
+            (0..free.len())
+                .min_by(|&i, &j| blocks.effective_wear[free[i] as usize].total_cmp(&blocks.effective_wear[free[j] as usize]))
+                .unwrap_or(0)
+        })
     }
 }
 

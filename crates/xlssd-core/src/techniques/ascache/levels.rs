@@ -128,7 +128,11 @@ pub struct Groups {
 
 impl Groups {
     pub fn new(blocks: u32) -> Groups {
-        Groups { members: vec![Vec::new(); LEVELS as usize + 1], level: vec![0; blocks as usize], index: vec![0; blocks as usize] }
+        Groups {
+            members: vec![Vec::new(); LEVELS as usize + 1],
+            level: vec![0; blocks as usize],
+            index: vec![0; blocks as usize],
+        }
     }
 
     pub fn level(&self, block: u32) -> u8 {
@@ -168,7 +172,10 @@ impl Groups {
         for (l, group) in self.members.iter().enumerate() {
             for (i, &b) in group.iter().enumerate() {
                 if self.level[b as usize] as usize != l || self.index[b as usize] as usize != i {
-                    return Err(format!("block {b} is at {i} of group {l} but recorded at {} of {}", self.index[b as usize], self.level[b as usize]));
+                    return Err(format!(
+                        "block {b} is at {i} of group {l} but recorded at {} of {}",
+                        self.index[b as usize], self.level[b as usize]
+                    ));
                 }
             }
         }
@@ -217,7 +224,10 @@ mod tests {
             assert_eq!(t.level_of(ub), l - 1);
         }
         assert_eq!(t.upper_bound(1), f64::INFINITY);
-        assert_eq!((Thresholds::soft_levels(8), Thresholds::soft_levels(2), Thresholds::soft_levels(1)), (Some(0), Some(6), None));
+        assert_eq!(
+            (Thresholds::soft_levels(8), Thresholds::soft_levels(2), Thresholds::soft_levels(1)),
+            (Some(0), Some(6), None)
+        );
     }
 
     #[test]

@@ -273,7 +273,10 @@ impl Observer for CacheScheme {
         for (b, &r) in self.rber_u.iter().enumerate() {
             let level = self.groups.level(b as u32);
             if level != 0 && level != self.thresholds.level_of(r as f64) {
-                return Err(format!("block {b} is in level {level} but its RBER_U {r} is of level {}", self.thresholds.level_of(r as f64)));
+                return Err(format!(
+                    "block {b} is in level {level} but its RBER_U {r} is of level {}",
+                    self.thresholds.level_of(r as f64)
+                ));
             }
         }
         Ok(())
@@ -301,7 +304,8 @@ impl Technique for CacheScheme {
 fn build(ctx: &super::BuildCtx, approximate: bool) -> Result<Box<dyn Technique>> {
     let cfg: AscacheConfig = super::table_config(ctx, TABLE_NAME)?;
     let c = ctx.cfg;
-    let needs = |key: &str, message: &str| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
+    let needs =
+        |key: &str, message: &str| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
     if c.physics.model == crate::physics::ModelKind::None {
         return Err(needs("physics.model", "measures blocks' RBER: choose a physics model (physics.model)"));
     }
@@ -364,7 +368,8 @@ mod tests {
     use super::*;
 
     fn scheme(delta: f64) -> CacheScheme {
-        let report = AscacheReport { blocks_by_level_at_start: vec![0; 8], host_writes_by_level: vec![0; 8], ..Default::default() };
+        let report =
+            AscacheReport { blocks_by_level_at_start: vec![0; 8], host_writes_by_level: vec![0; 8], ..Default::default() };
         CacheScheme {
             approximate: true,
             cfg: AscacheConfig { delta, ..Default::default() },
@@ -402,7 +407,8 @@ mod tests {
         assert_eq!((s.groups.level(0), s.report.level_moves), (8, 2));
         assert!(s.groups.of(5).is_empty());
         assert_eq!((s.report.probes_start, s.report.probes_idle, s.report.probes_erased), (1, 2, 1));
-        s.check(&BlockManager::new(&crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 1)), 8).unwrap()).unwrap();
+        s.check(&BlockManager::new(&crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 1)), 8).unwrap())
+            .unwrap();
     }
 
     fn attempt(ppn: Ppn, step: u32, tolerance: f64) -> Attempt {

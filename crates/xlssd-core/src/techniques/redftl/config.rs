@@ -84,7 +84,10 @@ impl RedConfig {
             return Err(bad(
                 &k("migration"),
                 show_f64(self.migration),
-                &format!("at least replica_creation ({}): replicas are made before they are migrated", show_f64(self.replica_creation)),
+                &format!(
+                    "at least replica_creation ({}): replicas are made before they are migrated",
+                    show_f64(self.replica_creation)
+                ),
             ));
         }
         positive_f64(&k("hot_alpha"), self.hot_alpha)?;

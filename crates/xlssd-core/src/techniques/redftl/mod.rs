@@ -19,9 +19,9 @@ pub mod replicas;
 pub mod report;
 
 use self::config::RedConfig;
+use self::modes::{ReadResistant, Variant};
 use self::reclaim::ReadReclaim;
 use self::replicas::RedFtl;
-use self::modes::{ReadResistant, Variant};
 use super::hooks::*;
 use super::{SchemeInfo, TableInfo};
 use crate::error::Result;
@@ -30,7 +30,8 @@ const TABLE_NAME: &str = "redftl";
 
 pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
     name: "read-reclaim",
-    description: "seed 003's baseline read-disturb management: a read counter per block, the whole block moved at the reclaim threshold",
+    description:
+        "seed 003's baseline read-disturb management: a read counter per block, the whole block moved at the reclaim threshold",
     hooks: &[Hook::ReadPath],
     table: Some(TABLE_NAME),
     keys: &["reclaim_threshold", "reclaim_ahead_of_reads"],
@@ -85,12 +86,19 @@ pub const RRB: SchemeInfo = SchemeInfo {
 };
 
 const PLUS_HOOKS: [Hook; 5] = [Hook::Placement, Hook::ProgramMode, Hook::ReadPath, Hook::Cleaning, Hook::Background];
-const PLUS_KEYS: [&str; 6] =
-    ["reclaim_threshold", "reclaim_ahead_of_reads", "max_read_count", "mode_program_time", "background_period_us", "background_idle_us"];
+const PLUS_KEYS: [&str; 6] = [
+    "reclaim_threshold",
+    "reclaim_ahead_of_reads",
+    "max_read_count",
+    "mode_program_time",
+    "background_period_us",
+    "background_idle_us",
+];
 
 pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     name: "redftl-plus",
-    description: "seed 003's redFTL+: read-resistant blocks and pages, two-level read counters, coldest-block mixing, background reclaim",
+    description:
+        "seed 003's redFTL+: read-resistant blocks and pages, two-level read counters, coldest-block mixing, background reclaim",
     hooks: &PLUS_HOOKS,
     table: Some(TABLE_NAME),
     keys: &PLUS_KEYS,

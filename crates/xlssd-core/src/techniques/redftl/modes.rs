@@ -131,7 +131,14 @@ pub struct ReadResistant {
 }
 
 impl ReadResistant {
-    pub fn new(name: &str, variant: Variant, geo: &Geometry, cfg: &RedConfig, disturbance: &ReadDisturbConfig, logical_pages: u64) -> Self {
+    pub fn new(
+        name: &str,
+        variant: Variant,
+        geo: &Geometry,
+        cfg: &RedConfig,
+        disturbance: &ReadDisturbConfig,
+        logical_pages: u64,
+    ) -> Self {
         let blocks = geo.blocks as usize;
         let planes = geo.planes as usize;
         let hotness = match variant {
@@ -262,7 +269,8 @@ impl Placement for ReadResistant {
         }
         self.mode[block] = mode;
         // A reclaimed page starts its hotness again (Sec. 4.3.4).
-        if kind == WriteKind::Relocation && matches!(ctx.relocating, Some(Relocating { reason: Reason::Task(READ_RECLAIM), .. })) {
+        if kind == WriteKind::Relocation && matches!(ctx.relocating, Some(Relocating { reason: Reason::Task(READ_RECLAIM), .. }))
+        {
             if let Some(h) = self.hotness.as_mut() {
                 h.reset(lpn);
             }
@@ -450,4 +458,3 @@ mod tests {
         assert_eq!(exact.key(0), 40);
     }
 }
-

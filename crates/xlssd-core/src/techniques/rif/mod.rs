@@ -166,7 +166,13 @@ fn build(ctx: &super::BuildCtx, start: Start, in_die: bool) -> Result<Box<dyn Te
     Ok(Box::new(ReadRetryScheme::new(&ctx.cfg.scheme.name, start, in_die, cfg)))
 }
 
-const fn scheme(name: &'static str, description: &'static str, hooks: &'static [Hook], keys: &'static [&'static str], build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>) -> SchemeInfo {
+const fn scheme(
+    name: &'static str,
+    description: &'static str,
+    hooks: &'static [Hook],
+    keys: &'static [&'static str],
+    build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>,
+) -> SchemeInfo {
     super::table_scheme(name, description, hooks, TABLE_NAME, keys, build)
 }
 

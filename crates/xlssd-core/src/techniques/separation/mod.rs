@@ -52,7 +52,8 @@ fn table(raw: &serde_json::Value) -> SeparationConfig {
 
 pub const HASH: SchemeInfo = SchemeInfo {
     name: "hash",
-    description: "seed 003's HASH: hot and cold blocks by hashed write counters, periodically halved, for host writes and GC copies",
+    description:
+        "seed 003's HASH: hot and cold blocks by hashed write counters, periodically halved, for host writes and GC copies",
     hooks: HOOKS,
     table: Some(TABLE_NAME),
     keys: &["hash_counters", "hash_functions", "hash_hot_threshold", "hash_decay_writes"],
@@ -93,7 +94,8 @@ pub const IDS: SchemeInfo = SchemeInfo {
 
 pub const ORA: SchemeInfo = SchemeInfo {
     name: "ora",
-    description: "seed 003's ORA: the offline oracle, data placed by buckets of its next update time read from the whole workload",
+    description:
+        "seed 003's ORA: the offline oracle, data placed by buckets of its next update time read from the whole workload",
     hooks: HOOKS,
     table: Some(TABLE_NAME),
     keys: &["ora_buckets"],
@@ -111,7 +113,10 @@ pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report:
 pub const LOGICAL_PAGE_BYTES: u64 = 8;
 
 fn memory(logical_pages: u64, _pages: u64, _blocks: u64) -> Vec<crate::limits::estimate::Part> {
-    vec![crate::limits::estimate::Part { name: "data-separation state per logical page", bytes: logical_pages * LOGICAL_PAGE_BYTES }]
+    vec![crate::limits::estimate::Part {
+        name: "data-separation state per logical page",
+        bytes: logical_pages * LOGICAL_PAGE_BYTES,
+    }]
 }
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
