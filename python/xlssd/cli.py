@@ -473,8 +473,7 @@ def command() -> None:
     interpreter's teardown: everything worth keeping is on disk (outputs are written whole
     or not at all, pool workers are killed, Ray is stopped), and tearing down large
     libraries (Ray's core, Arrow) takes a few hundred milliseconds of the second a stop is
-    given. (`atexit._run_exitfuncs` is what the
-    interpreter's own exit calls.)"""
+    given. (`atexit._run_exitfuncs` is what the interpreter's own exit calls.)"""
     args = _parse_args(None)
     code = _execute(args)
     if args.command in SKIP_LAST_COLLECTION:
