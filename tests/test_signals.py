@@ -303,22 +303,26 @@ def test_a_stopped_local_pool_leaves_nothing_of_itself_running(tmp_path):
 
 
 def test_a_worker_that_dies_fails_its_point_only(tmp_path):
+    # One quick point, then three long ones: when the quick one's row arrives both workers
+    # are on long points (a worker is given its next point before its row is passed on),
+    # so the worker killed then dies under a point.
     from xlssd.sweep.backends import LocalPool
     tasks = _sweep_tasks(tmp_path)
+    quick = [t for t in tasks if t["workload_name"] == "quick"]
+    long = [t for t in tasks if t["workload_name"] == "long"]
+    tasks = quick[:1] + long + long[:1]
+    tasks[-1] = {**tasks[-1], "point_id": "long-again"}
     rows = LocalPool(2).run(tasks)
     got = [next(rows)]
-    victim = multiprocessing.active_children()[0]
-    os.kill(victim.pid, signal.SIGKILL)
+    assert got[0]["point_id"] == quick[0]["point_id"]
+    os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
     got += list(rows)
     assert sorted(r["point_id"] for r in got) == sorted(t["point_id"] for t in tasks)
     failed = [r for r in got if r["status"] != "ok"]
     assert len(failed) == 1, failed
+    assert failed[0]["point_id"] != quick[0]["point_id"]
     assert failed[0]["error"] == f"its worker process ended (exit code {-signal.SIGKILL})"
     assert multiprocessing.active_children() == []
-
-
-class Refused(Exception):
-    pass
 
 
 def test_an_exception_of_the_progress_callback_is_raised_as_itself():
@@ -402,3 +406,45 @@ def test_a_stop_as_a_file_is_created_or_renamed_leaves_no_temporary(signum, mome
     assert sorted(p.name for p in tmp_path.iterdir()) == ([] if moment == "created" else ["row.parquet"])
     if moment == "renamed":
         assert target.read_text() == "row\n"
+
+
+def test_a_stop_at_any_moment_of_a_write_leaves_the_file_whole_or_absent(tmp_path):
+    # Python runs a signal handler at a function call; a stop can therefore raise at any
+    # call made while the command's own handler is in place (not while `signals.held`
+    # defers it). Each round raises KeyboardInterrupt at the next such call of one write,
+    # then runs what the process runs as it exits.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    from xlssd import atomic, signals
+    target = tmp_path / "row.txt"
+    rounds = 0
+    while True:
+        calls = 0
+
+        def tracer(frame, event, arg):
+            nonlocal calls
+            if event == "call" and signal.getsignal(signal.SIGINT) is signals._stop:
+                calls += 1
+                if calls == rounds + 1:
+                    raise KeyboardInterrupt(f"{frame.f_code.co_name}, line {frame.f_lineno}")
+            return None
+
+        stopped = False
+        with signals.handled():
+            sys.settrace(tracer)
+            try:
+                atomic.write_text(target, "row\n")
+            except KeyboardInterrupt as e:
+                stopped = str(e) or True
+            finally:
+                sys.settrace(None)
+        atomic._remove_pending()
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left in ([], ["row.txt"]), f"stopped at call {rounds + 1} ({stopped}): {left}"
+        if left:
+            assert target.read_text() == "row\n"
+            target.unlink()
+        if not stopped:
+            break
+        rounds += 1
+    assert rounds >= 4, "too few moments to stop at: the test no longer sees the write"

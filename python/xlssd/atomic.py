@@ -10,6 +10,7 @@ is a `FileError` naming the path and the system's reason, with no temporary file
 from __future__ import annotations
 
 import argparse
+import atexit
 import errno
 import os
 import re
@@ -27,6 +28,25 @@ TEMP_ATTEMPTS = 100
 #: that it does not start with a dot) neither `.`, `..` nor a hidden file.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 MAX_NAME_LENGTH = 200
+
+
+#: Temporary files created and neither renamed nor removed yet. Python runs a signal
+#: handler at its next function call, so a stop can land where no clean-up of the writer's
+#: own can run (at the entry of its `__exit__`); whatever is left here is removed when the
+#: process exits (the command line runs the exit functions after a stop too).
+_pending: set[str] = set()
+
+
+def _remove_pending() -> None:
+    for name in list(_pending):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+    _pending.clear()
+
+
+atexit.register(_remove_pending)
 
 
 class FileError(ConfigError, OSError):
@@ -121,35 +141,45 @@ class atomic_path:
     def _discard(self) -> None:
         if self.tmp is not None:
             Path(self.tmp).unlink(missing_ok=True)
+            _pending.discard(self.tmp)
             self.tmp = None
 
     def __enter__(self) -> Path:
+        # A stop that arrives as `held` gives the handlers back raises at the next function
+        # call, which must still be inside this `try` (building the path to return is one).
         try:
             with signals.held():
                 self.tmp = _create_temporary(self.target)
-        except OSError as e:
+                _pending.add(self.tmp)
+            tmp = Path(self.tmp)
+        except BaseException as e:
             self._discard()
-            raise self._failed(e) from None
+            if isinstance(e, OSError):
+                raise self._failed(e) from None
+            raise
+        return tmp
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        # A stop can also arrive before `held` has taken the handlers (entering it calls
+        # functions): the file is removed on the way out, or at exit (`_pending`).
+        try:
+            with signals.held():
+                if kind is not None:
+                    self._discard()
+                    if isinstance(error, OSError):
+                        raise self._failed(error) from None
+                    return False
+                try:
+                    # A link or a device put there while the file was being written is not replaced either.
+                    check_target(self.path, self.label)
+                    os.replace(self.tmp, self.target)
+                except OSError as e:
+                    raise self._failed(e) from None
+                _pending.discard(self.tmp)
+                self.tmp = None
         except BaseException:
             self._discard()
             raise
-        return Path(self.tmp)
-
-    def __exit__(self, kind, error, traceback) -> bool:
-        with signals.held():
-            if kind is not None:
-                self._discard()
-                if isinstance(error, OSError):
-                    raise self._failed(error) from None
-                return False
-            try:
-                # A link or a device put there while the file was being written is not replaced either.
-                check_target(self.path, self.label)
-                os.replace(self.tmp, self.target)
-                self.tmp = None
-            except OSError as e:
-                self._discard()
-                raise self._failed(e) from None
         return False
 
 

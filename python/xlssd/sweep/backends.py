@@ -82,8 +82,9 @@ class LocalPool:
                         w.process.join()
                         row = failed_row(task, f"its worker process ended (exit code {w.process.exitcode})")
                         self._restart(w)
-                    yield row
+                    # The worker goes on to its next point while the row is written.
                     self._give(w, todo)
+                    yield row
             finished = True
         finally:
             # Finished, the workers see their pipes close and end. Interrupted: stop what
