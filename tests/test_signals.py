@@ -325,6 +325,10 @@ def test_a_worker_that_dies_fails_its_point_only(tmp_path):
     assert multiprocessing.active_children() == []
 
 
+class Refused(Exception):
+    pass
+
+
 def test_an_exception_of_the_progress_callback_is_raised_as_itself():
     def progress(done, simulated_ns):
         raise Refused(f"stop at {done}")
