@@ -11,6 +11,11 @@ use crate::host::{Op, Request, RequestSource};
 use crate::sim::Time;
 use crate::techniques::{Hook, HostWrite, Observer, Placement};
 
+/// Requests taken from the source before their turn to be scheduled, so that their mapping
+/// entries can be fetched from memory early ([`Simulator::prefetch_entries`]). Only when a
+/// request is scheduled does anything of the simulation see it.
+const READ_AHEAD: usize = 4;
+
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
     pub(super) fn prime_arrivals(&mut self) -> crate::error::Result<()> {
@@ -29,7 +34,16 @@ impl Simulator<'_> {
         if self.source_exhausted {
             return Ok(false);
         }
-        let Some(req) = self.source.next_request()? else {
+        while self.read_ahead.len() < READ_AHEAD && !self.source_ended {
+            match self.source.next_request()? {
+                Some(r) => {
+                    self.prefetch_entries(r.lba);
+                    self.read_ahead.push_back(r);
+                }
+                None => self.source_ended = true,
+            }
+        }
+        let Some(req) = self.read_ahead.pop_front() else {
             self.source_exhausted = true;
             return Ok(false);
         };
@@ -44,16 +58,21 @@ impl Simulator<'_> {
             }
         };
         self.last_arrival = at;
-        // The request's first mapping entry, in the table and in the cache of it, is read
-        // when it arrives: fetched now, the memory latency passes while other events run.
-        let lpn = req.lba / self.div.unit_sectors;
+        self.arrivals.push_back(req);
+        self.q.schedule_ordered(at, Ev::Arrival);
+        Ok(true)
+    }
+
+    /// Starts fetching the mapping entry of the unit holding sector `lba`, in the table and
+    /// in the cache of it. A request's entry is read when it arrives; fetched as the request
+    /// is read ahead, [`READ_AHEAD`] arrivals earlier, the memory latency passes while other
+    /// events run.
+    fn prefetch_entries(&self, lba: u64) {
+        let lpn = lba / self.div.unit_sectors;
         self.map.prefetch(lpn);
         if let Some(cmt) = &self.cmt {
             cmt.prefetch(lpn as u32);
         }
-        self.arrivals.push_back(req);
-        self.q.schedule_ordered(at, Ev::Arrival);
-        Ok(true)
     }
 
     pub(super) fn on_arrival(&mut self) {

@@ -211,6 +211,10 @@ pub struct Simulator<'s> {
     source: Box<dyn RequestSource + 's>,
     closed_loop: Option<u32>,
     arrivals: VecDeque<Request>,
+    /// Requests read from the source but not scheduled yet (`host_path::READ_AHEAD`).
+    read_ahead: VecDeque<Request>,
+    /// The source has no more requests (some may still wait in `read_ahead`).
+    source_ended: bool,
     first_raw_arrival: Option<u64>,
     last_arrival: Time,
     source_exhausted: bool,
@@ -427,6 +431,8 @@ impl<'s> Simulator<'s> {
             source,
             closed_loop,
             arrivals: VecDeque::new(),
+            read_ahead: VecDeque::new(),
+            source_ended: false,
             first_raw_arrival: None,
             last_arrival: 0,
             source_exhausted: false,

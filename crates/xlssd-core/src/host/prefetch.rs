@@ -18,6 +18,8 @@ use crate::interrupt;
 const CHUNK: usize = 4096;
 /// Chunks parsed ahead of the simulation.
 const AHEAD: usize = 4;
+/// Requests ahead of the one taken whose memory is fetched.
+const FETCH_AHEAD: usize = 16;
 
 struct Chunk {
     requests: Vec<Request>,
@@ -118,6 +120,12 @@ impl RequestSource for Prefetch {
     fn next_request(&mut self) -> Result<Option<Request>> {
         loop {
             if let Some(r) = self.current.next() {
+                // The chunk was written on the reading thread's core: its lines are fetched a
+                // few requests ahead, so that taking a request does not wait for its line to
+                // cross from that core's cache.
+                if let Some(ahead) = self.current.as_slice().get(FETCH_AHEAD) {
+                    crate::sim::prefetch(ahead);
+                }
                 return Ok(Some(r));
             }
             if let Some(end) = &self.end {

@@ -235,6 +235,26 @@ impl<E: Copy> EventQueue<E> {
     /// Takes the next event and advances the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        // Nearly always the head of the wheel's first bucket comes first: one comparison
+        // against the smaller of the other two sources' fronts decides it.
+        let side = self.aside.peek().map_or(FREE, |&Reverse(k)| k).min(self.ordered_front);
+        let (key, event) = match self.wheel_min() {
+            Some(f) if self.nodes[f.slot as usize].key < side => {
+                let key = self.nodes[f.slot as usize].key;
+                self.unlink(f);
+                (key, self.take_slot(f.slot))
+            }
+            _ => self.pop_elsewhere()?,
+        };
+        self.now = key_time(key);
+        self.popped += 1;
+        self.turn_to(self.now);
+        Some((self.now, event))
+    }
+
+    /// [`Self::pop`] when the next event is not the head of the wheel: it comes from the
+    /// FIFO, the heap set aside or (with the wheel empty) the overflow heap.
+    fn pop_elsewhere(&mut self) -> Option<(u128, E)> {
         let (key, source) = self.next_key();
         if key == FREE {
             return None;
@@ -258,10 +278,7 @@ impl<E: Copy> EventQueue<E> {
                 self.take_slot(key_slot(key))
             }
         };
-        self.now = key_time(key);
-        self.popped += 1;
-        self.turn_to(self.now);
-        Some((self.now, event))
+        Some((key, event))
     }
 
     fn take_slot(&mut self, slot: u32) -> E {
