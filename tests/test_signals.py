@@ -231,6 +231,37 @@ def test_a_reproduction_stops(signum, tmp_path):
     assert not temporaries(out), f"temporary files left: {temporaries(out)}"
 
 
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_a_stop_that_arrives_in_a_destructor_still_stops_the_command(signum, monkeypatch, capsys):
+    # Python ignores an exception raised while an object is finalised (it prints "Exception
+    # ignored in" and a traceback, and goes on): a stop arriving in a library's destructor
+    # at the very end of a command (pyarrow's Parquet writer, closing a reproduction's
+    # results) let the command finish and exit 0. It is reported as any other stop.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    import argparse
+    from xlssd import cli
+
+    class Finalised:
+        def __del__(self):
+            os.kill(os.getpid(), signum)
+            time.sleep(0.2)  # the handler runs here, inside the destructor
+
+    finished = []
+
+    def command(args) -> int:
+        Finalised()  # dropped at once
+        finished.append(True)
+        return 0
+
+    monkeypatch.setitem(cli.COMMANDS, "run", command)
+    code = cli._execute(argparse.Namespace(command="run"))
+    assert finished, "the destructor's stop was expected to be swallowed by Python, not raised"
+    assert code == 128 + signum
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert capsys.readouterr().err == f"xlssd: {word}\n"
+
+
 # -- the Python API ---------------------------------------------------------------------
 
 

@@ -438,6 +438,7 @@ def _execute(args: argparse.Namespace) -> int:
     try:
         with signals.handled():
             code = COMMANDS[args.command](args)
+            signals.raise_if_received()
             # Here rather than at exit, so that a reader gone away is handled below. (No
             # stdout at all when the command was started with it closed.)
             if sys.stdout is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from typing import Iterator
 
@@ -45,6 +46,15 @@ def _stop(signum: int, frame) -> None:
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+def raise_if_received() -> None:
+    """Raises the stop a signal received inside `handled()` asked for, if one was asked for.
+    Python ignores an exception raised in a destructor (it prints "Exception ignored in" and
+    goes on), so a stop arriving while an object is being finalised would be lost, and the
+    command would run to its end and exit 0 as if no one had asked it to stop."""
+    if _received:
+        raise Terminated() if _received[0] == signal.SIGTERM else KeyboardInterrupt()
+
+
 def _signum(stop: KeyboardInterrupt) -> int:
     if _received:
         return _received[0]
@@ -62,18 +72,29 @@ def message(stop: KeyboardInterrupt) -> str:
 
 @contextlib.contextmanager
 def handled() -> Iterator[None]:
-    """SIGINT and SIGTERM raise inside the block, and are recorded. In the main thread
-    only, where Python runs signal handlers; elsewhere (a test calling the command line
-    from a thread) nothing changes."""
+    """SIGINT and SIGTERM raise inside the block, and are recorded; one raised in a
+    destructor, which Python would report as ignored, is left for `raise_if_received`. In
+    the main thread only, where Python runs signal handlers; elsewhere (a test calling the
+    command line from a thread) nothing changes."""
     _received.clear()
     try:
         previous = {s: signal.signal(s, _stop) for s in HANDLED}
     except ValueError:
         yield
         return
+    unraisable = sys.unraisablehook
+
+    def quiet_stop(u) -> None:
+        # A stop raised in a destructor: recorded, and raised again by raise_if_received;
+        # Python's own report of it would be a traceback after which the command goes on.
+        if not (isinstance(u.exc_value, KeyboardInterrupt) and _received):
+            unraisable(u)
+
+    sys.unraisablehook = quiet_stop
     try:
         yield
     finally:
+        sys.unraisablehook = unraisable
         for s, handler in previous.items():
             signal.signal(s, handler)
 
