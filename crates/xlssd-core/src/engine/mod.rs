@@ -424,6 +424,8 @@ impl<'s> Simulator<'s> {
             None => None,
         };
         let buffer_pages = cfg.cache.capacity_bytes / (geo.page_size as u64 * cap.unit_pages as u64);
+        // Sectors per logical page (one mapping unit).
+        let unit_sectors = geo.sectors_per_page() * cap.unit_pages as u64;
 
         let mut sim = Simulator {
             timing,
@@ -445,9 +447,9 @@ impl<'s> Simulator<'s> {
             logical_pages,
             // With a cache tier, host requests address the disk.
             logical_sectors: crate::logical_sectors(cfg),
-            sectors_per_page: geo.sectors_per_page() * cap.unit_pages as u64,
+            sectors_per_page: unit_sectors,
             div: EngineDivisors {
-                unit_sectors: StrengthReducedU64::new((geo.sectors_per_page() * cap.unit_pages as u64).max(1)),
+                unit_sectors: StrengthReducedU64::new(unit_sectors.max(1)),
                 logical_pages: StrengthReducedU64::new(logical_pages.max(1)),
                 tpage_entries: StrengthReducedU32::new((entries_per_tpage as u32).max(1)),
             },
