@@ -553,8 +553,10 @@ impl<'s> Simulator<'s> {
             while !self.only_background_left() {
                 let Some((_, ev)) = self.q.pop() else { break };
                 self.handle(ev);
-                if let Some(e) = self.error.take() {
-                    return Err(e);
+                // Looked at, not taken: taking writes the whole (large) `Option` back after
+                // every event.
+                if self.error.is_some() {
+                    return Err(self.error.take().expect("checked"));
                 }
                 let n = self.q.processed();
                 if self.check && n % check_every == 0 {
