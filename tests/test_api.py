@@ -138,6 +138,64 @@ def test_importing_the_package_leaves_out_what_a_run_does_not_need():
     assert out.stdout.strip() == "", out.stdout
 
 
+SET_VALUES = [
+    # What --set is given most: numbers, booleans, quoted and bare strings.
+    "3000", "-2", "+7", "0", "-0", "1_000", "0x1F", "0o17", "0b101", "0.25", "-2.5e-7", "1e3", "1E+3", "6.02e23",
+    "true", "false", '"power-law"', "'lit'", '"x\\u00e5"', '""', "fifo", "approxftl", "power-law", "a b", "",
+    "  42  ", "True", "yes", "none", "null",
+    # Arrays and inline tables.
+    "[1, 2]", "[]", '["a", "b"]', "[1, [2, 3]]", "{a = 1, b = 'x'}", "{}", "[1, 2,]",
+    # What the core's reading cannot carry into JSON, or not at all: tomllib reads them.
+    "nan", "inf", "-inf", "+nan", "1e400", "[1.0, nan]", "{x = inf}", "1979-05-27", "1979-05-27T07:32:00Z",
+    "07:32:00", "9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
+    # Not TOML: bare strings either way.
+    "1.2.3", "01", "1__0", "_1", "1_", "0x", '"unterminated', "[1,", "{a = 1,}", "true_", "1 2", "v = 1",
+    "3000 # a comment", "'a\nb'", "\"quoted\"",
+]
+
+
+@pytest.mark.parametrize("text", SET_VALUES)
+def test_a_set_value_reads_as_tomllib_reads_it(text):
+    # `--set` values are read by the core's TOML parser and fall back to tomllib where that
+    # reading cannot carry the value; the reference is the tomllib reading --set had before.
+    import math
+    import tomllib
+
+    from xlssd.config import parse_value
+
+    try:
+        want = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        want = text
+    got = parse_value(text)
+    assert type(got) is type(want), (text, got, want)
+    if isinstance(want, float) and math.isnan(want):
+        assert math.isnan(got)
+    elif isinstance(want, list) and any(isinstance(x, float) and math.isnan(x) for x in want):
+        assert repr(got) == repr(want)
+    else:
+        assert got == want, text
+
+
+def test_a_run_with_set_values_loads_no_toml_parser():
+    # tomllib costs about 15 ms of start-up; a preset and --set values are read by the core.
+    import subprocess
+    import sys
+    import tempfile
+
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('tomllib' in sys.modules))\n"
+        "sys.argv = ['xlssd', 'run', '--preset', 'tiny', '--set', 'physics.model=\"power-law\"', '--set',\n"
+        "            'aging.initial_pe=3000', '--set', 'gc.policy=fifo', '--workload', 'n=10', '--quiet', '--json', sys.argv[1]]\n"
+        "from xlssd.cli import command\n"
+        "command()\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", code, f"{tmp}/r.json"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+
+
 def test_the_core_reads_every_preset_as_tomllib_does():
     # A run from a preset reads it with the core's TOML parser; Python's own is the reference,
     # key order included (json.dumps keeps it).
