@@ -148,6 +148,7 @@ SET_VALUES = [
     # What the core's reading cannot carry into JSON, or not at all: tomllib reads them.
     "nan", "inf", "-inf", "+nan", "1e400", "[1.0, nan]", "{x = inf}", "1979-05-27", "1979-05-27T07:32:00Z",
     "07:32:00", "9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
+    "[" * 200 + "]" * 200, "{a = " * 150 + "1" + "}" * 150, "[" * 5000 + "]" * 5000,
     # Not TOML: bare strings either way.
     "1.2.3", "01", "1__0", "_1", "1_", "0x", '"unterminated', "[1,", "{a = 1,}", "true_", "1 2", "v = 1",
     "3000 # a comment", "'a\nb'", "\"quoted\"",
@@ -165,7 +166,7 @@ def test_a_set_value_reads_as_tomllib_reads_it(text):
 
     try:
         want = tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # too deep for tomllib: not TOML to it
         want = text
     got = parse_value(text)
     assert type(got) is type(want), (text, got, want)

@@ -116,6 +116,9 @@ def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The characters a TOML value other than `true`, `false`, `inf` and `nan` starts with.
+VALUE_STARTS = frozenset("0123456789+-\"'[{")
+
 #: A value the core's TOML reading cannot carry into JSON as Python's would read it: NaN and
 #: infinities (null in JSON) and dates and times (a marker table).
 _NOT_IN_JSON = "$__toml_private_datetime"
@@ -136,13 +139,16 @@ def parse_value(text: str) -> Any:
     """A `--set` value: a TOML literal (number, bool, string, array, inline table), else a
     bare string. Read by the core's TOML parser, so that a run with `--set` loads no TOML
     parser in Python (tomllib costs about 15 ms of start-up); the values that reading cannot
-    carry (NaN, infinities, dates, integers past 64 bits) are read by tomllib, as before."""
+    carry (NaN, infinities, dates, integers past 64 bits, deep nesting) are read by tomllib,
+    as before."""
     try:
         value = json.loads(_core.toml_to_json(f"v = {text}"))["v"]
     except ConfigError:
-        # Not TOML to the core: a bare string, unless it could be an integer too large for
-        # the core's 64 bits, which tomllib reads.
-        if not text.strip().lstrip("+-")[:1].isdigit():
+        # Not TOML to the core. Text that does not start as a TOML value can start (a word:
+        # `true`, `false`, `inf` and `nan` the core reads) is a bare string; the rest tomllib
+        # decides, which reads what the core refuses (integers past 64 bits, arrays nested
+        # past the core's limit).
+        if text.strip()[:1] not in VALUE_STARTS:
             return text
     else:
         if _carried(value):
