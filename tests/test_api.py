@@ -152,6 +152,8 @@ SET_VALUES = [
     # Not TOML: bare strings either way.
     "1.2.3", "01", "1__0", "_1", "1_", "0x", '"unterminated', "[1,", "{a = 1,}", "true_", "1 2", "v = 1",
     "3000 # a comment", "'a\nb'", "\"quoted\"",
+    # What a later TOML (1.1) allows and TOML 1.0, tomllib's, does not: bare strings as before.
+    '"\\x41"', '"\\e"', "{a = 1,\n b = 2}", "07:32", "1979-05-27 07:32", ".5", "5.", "+0x10", "00",
 ]
 
 
