@@ -31,9 +31,6 @@ impl Simulator<'_> {
     /// Takes the next request from the source and schedules its arrival. Returns false at
     /// the end of the workload.
     fn pull_next(&mut self) -> crate::error::Result<bool> {
-        if self.source_exhausted {
-            return Ok(false);
-        }
         while self.read_ahead.len() < READ_AHEAD && !self.source_ended {
             match self.source.next_request()? {
                 Some(r) => {
@@ -43,10 +40,7 @@ impl Simulator<'_> {
                 None => self.source_ended = true,
             }
         }
-        let Some(req) = self.read_ahead.pop_front() else {
-            self.source_exhausted = true;
-            return Ok(false);
-        };
+        let Some(req) = self.read_ahead.pop_front() else { return Ok(false) };
         let at = match self.closed_loop {
             Some(_) => self.now(),
             None => {

@@ -217,7 +217,6 @@ pub struct Simulator<'s> {
     source_ended: bool,
     first_raw_arrival: Option<u64>,
     last_arrival: Time,
-    source_exhausted: bool,
     reqs: Vec<HostReq>,
     free_reqs: Vec<u32>,
     outstanding: u32,
@@ -437,7 +436,6 @@ impl<'s> Simulator<'s> {
             source_ended: false,
             first_raw_arrival: None,
             last_arrival: 0,
-            source_exhausted: false,
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             outstanding: 0,
@@ -701,7 +699,8 @@ impl<'s> Simulator<'s> {
     /// every request has completed, the buffer holds nothing to write back, and no write
     /// waits for a free block.
     fn host_finished(&self) -> bool {
-        self.source_exhausted
+        self.source_ended
+            && self.read_ahead.is_empty()
             && self.outstanding == 0
             && self.arrivals.is_empty()
             && self.buffer.used_slots() == 0

@@ -216,8 +216,14 @@ impl<E: Copy> EventQueue<E> {
     /// when nothing is.
     #[inline]
     fn next_key(&self) -> (u128, Source) {
+        self.next_key_with(self.wheel_min())
+    }
+
+    /// [`Self::next_key`], given the wheel's smallest key (`wheel`, from [`Self::wheel_min`]).
+    #[inline]
+    fn next_key_with(&self, wheel: Option<Found>) -> (u128, Source) {
         // The wheel's events come before the overflow's, all of which are due later.
-        let (mut key, mut source) = match self.wheel_min() {
+        let (mut key, mut source) = match wheel {
             Some(f) => (self.nodes[f.slot as usize].key, Source::Wheel(f)),
             None => (self.overflow.peek().map_or(FREE, |&Reverse(k)| k), Source::Overflow),
         };
@@ -238,13 +244,14 @@ impl<E: Copy> EventQueue<E> {
         // Nearly always the head of the wheel's first bucket comes first: one comparison
         // against the smaller of the other two sources' fronts decides it.
         let side = self.aside.peek().map_or(FREE, |&Reverse(k)| k).min(self.ordered_front);
-        let (key, event) = match self.wheel_min() {
+        let wheel = self.wheel_min();
+        let (key, event) = match wheel {
             Some(f) if self.nodes[f.slot as usize].key < side => {
                 let key = self.nodes[f.slot as usize].key;
                 self.unlink(f);
                 (key, self.take_slot(f.slot))
             }
-            _ => self.pop_elsewhere()?,
+            _ => self.pop_elsewhere(wheel)?,
         };
         self.now = key_time(key);
         self.popped += 1;
@@ -253,9 +260,10 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// [`Self::pop`] when the next event is not the head of the wheel: it comes from the
-    /// FIFO, the heap set aside or (with the wheel empty) the overflow heap.
-    fn pop_elsewhere(&mut self) -> Option<(u128, E)> {
-        let (key, source) = self.next_key();
+    /// FIFO, the heap set aside or (with the wheel empty) the overflow heap. `wheel` is the
+    /// wheel's smallest key, as `pop` found it.
+    fn pop_elsewhere(&mut self, wheel: Option<Found>) -> Option<(u128, E)> {
+        let (key, source) = self.next_key_with(wheel);
         if key == FREE {
             return None;
         }
