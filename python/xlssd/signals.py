@@ -40,10 +40,15 @@ class Terminated(KeyboardInterrupt):
 _received: list[int] = []
 
 
+def _stop_for(signum: int) -> KeyboardInterrupt:
+    """The exception a stop by `signum` raises."""
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
 def _stop(signum: int, frame) -> None:
     if not _received:
         _received.append(signum)
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise _stop_for(signum)
 
 
 def raise_if_received() -> None:
@@ -52,7 +57,7 @@ def raise_if_received() -> None:
     goes on), so a stop arriving while an object is being finalised would be lost, and the
     command would run to its end and exit 0 as if no one had asked it to stop."""
     if _received:
-        raise Terminated() if _received[0] == signal.SIGTERM else KeyboardInterrupt()
+        raise _stop_for(_received[0])
 
 
 def _signum(stop: KeyboardInterrupt) -> int:
