@@ -87,10 +87,23 @@ def test_a_full_disk_is_named_and_leaves_no_temporary_file(tmp_path, monkeypatch
     target = tmp_path / "r.json"
     target.write_text("old\n")
 
-    def full(self, *args, **kwargs):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    class Full:
+        """A file on a full disk: opened, and every write refused."""
 
-    monkeypatch.setattr(Path, "write_text", full)
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    # The writer opens the temporary file with the built-in `open`, looked up in its module.
+    monkeypatch.setattr(atomic, "open", lambda path, mode="r", **kw: Full(open(path, mode, **kw)), raising=False)
     with pytest.raises(FileError, match=r"--json: .*r.json: cannot write: No space left on device"):
         atomic.write_text(target, "new\n", "--json")
     monkeypatch.undo()

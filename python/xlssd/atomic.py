@@ -15,10 +15,13 @@ import errno
 import os
 import re
 import stat
-from pathlib import Path
 
 from xlssd import signals
 from xlssd._core import ConfigError
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"
 #: Names tried for a temporary file before giving up: 48 random bits each, so a second
@@ -64,13 +67,34 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def _pure(path: str | os.PathLike) -> str:
+    """`path` spelled as pathlib spells it: no empty or `.` parts and no trailing separator.
+    The writer works on strings: pathlib, with what it loads, costs about 3 ms of every
+    command's start, and only the functions that return a path load it."""
+    text = os.fspath(path)
+    parts = [p for p in text.split(os.sep) if p and p != "."]
+    root = os.sep if text.startswith(os.sep) else ""
+    return root + os.sep.join(parts) if parts or root else "."
+
+
+def _as_path(text: str):
+    from pathlib import Path
+
+    return Path(text)
+
+
 def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
     """Checks, before any work is done, that `path` can become a regular file: it is a
     regular file or does not exist, and its folder exists and can be written."""
+    return _as_path(checked_target(path, label))
+
+
+def checked_target(path: str | os.PathLike, label: str | None = None) -> str:
+    """[`check_target`], returning the path as a string."""
     if not os.fspath(path):
         raise FileError(f"{label or 'output'}: the path is empty; give a file name"
                         + (" (or - for standard output)" if label == "--json" else ""))
-    target = Path(path)
+    target = _pure(path)
     where = _label(path, label)
     try:
         st = os.lstat(target)
@@ -89,9 +113,9 @@ def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
         if not stat.S_ISREG(st.st_mode):
             raise FileError(f"{where}: is not a regular file (a device, FIFO or socket); xlssd writes regular "
                             f"files only{stdout}")
-    folder = target.parent
-    if not folder.is_dir():
-        missing = "is not a directory" if folder.exists() else "does not exist"
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
+        missing = "is not a directory" if os.path.exists(folder) else "does not exist"
         raise FileError(f"{where}: cannot write: the folder {folder} {missing}")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise FileError(f"{where}: cannot write: permission denied in {folder}")
@@ -101,7 +125,7 @@ def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
 def make_dir(path: str | os.PathLike, label: str | None = None, create: bool = True) -> Path:
     """Creates an output folder (and its parents) or accepts an existing one; with
     `create` false, only checks that it could."""
-    folder = Path(path)
+    folder = _as_path(path)
     where = _label(path, label)
     if not os.fspath(path):
         raise FileError(f"{label or 'output folder'}: the path is empty; give a folder name")
@@ -116,8 +140,8 @@ def make_dir(path: str | os.PathLike, label: str | None = None, create: bool = T
     return folder
 
 
-class atomic_path:
-    """A context manager yielding a temporary path beside `path`; once the block has
+class atomic_file:
+    """A context manager yielding a temporary path (a string) beside `path`; once the block has
     written it, it is renamed over `path`. The temporary file is in the same folder so that
     the rename is atomic. An OSError in the block (a full disk, say) becomes a FileError
     naming `path`.
@@ -130,8 +154,12 @@ class atomic_path:
     def __init__(self, path: str | os.PathLike, label: str | None = None) -> None:
         self.path = path
         self.label = label
-        self.target = check_target(path, label)
+        self.target = checked_target(path, label)
         self.tmp: str | None = None
+
+    def _given(self, tmp: str):
+        """What the block is given for the temporary file."""
+        return tmp
 
     def _failed(self, e: OSError) -> FileError:
         if isinstance(e, FileError):
@@ -140,18 +168,21 @@ class atomic_path:
 
     def _discard(self) -> None:
         if self.tmp is not None:
-            Path(self.tmp).unlink(missing_ok=True)
+            try:
+                os.unlink(self.tmp)
+            except FileNotFoundError:
+                pass
             _pending.discard(self.tmp)
             self.tmp = None
 
-    def __enter__(self) -> Path:
+    def __enter__(self):
         # A stop that arrives as `held` gives the handlers back raises at the next function
         # call, which must still be inside this `try` (building the path to return is one).
         try:
             with signals.held():
                 self.tmp = _create_temporary(self.target)
                 _pending.add(self.tmp)
-            tmp = Path(self.tmp)
+            tmp = self._given(self.tmp)
         except BaseException as e:
             self._discard()
             if isinstance(e, OSError):
@@ -171,7 +202,7 @@ class atomic_path:
                     return False
                 try:
                     # A link or a device put there while the file was being written is not replaced either.
-                    check_target(self.path, self.label)
+                    checked_target(self.path, self.label)
                     os.replace(self.tmp, self.target)
                 except OSError as e:
                     raise self._failed(e) from None
@@ -183,12 +214,19 @@ class atomic_path:
         return False
 
 
-def _create_temporary(target: Path) -> str:
+class atomic_path(atomic_file):
+    """[`atomic_file`] yielding a `pathlib.Path`."""
+
+    def _given(self, tmp: str):
+        return _as_path(tmp)
+
+
+def _create_temporary(target: str) -> str:
     """A new, empty file beside `target` with a name no other file has, readable by all as
     results are meant to be shared. (What `tempfile.mkstemp` does, without importing
     `tempfile`, `shutil` and `random`: several milliseconds of every command's start.)"""
     for _ in range(TEMP_ATTEMPTS):
-        name = target.parent / f".{target.name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        name = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}{TEMP_SUFFIX}")
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
         except FileExistsError:
@@ -196,18 +234,19 @@ def _create_temporary(target: Path) -> str:
         os.close(fd)
         # Whatever the umask: the file is shared like any other result.
         os.chmod(name, 0o644)
-        return str(name)
-    raise FileExistsError(errno.EEXIST, f"no unused temporary name after {TEMP_ATTEMPTS} attempts", str(target.parent))
+        return name
+    raise FileExistsError(errno.EEXIST, f"no unused temporary name after {TEMP_ATTEMPTS} attempts",
+                          os.path.dirname(target) or ".")
 
 
 def write_text(path: str | os.PathLike, text: str, label: str | None = None) -> None:
-    with atomic_path(path, label) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    with atomic_file(path, label) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes, label: str | None = None) -> None:
-    with atomic_path(path, label) as tmp:
-        tmp.write_bytes(data)
+    with atomic_file(path, label) as tmp, open(tmp, "wb") as f:
+        f.write(data)
 
 
 def path_argument(text: str) -> str:
@@ -224,7 +263,8 @@ def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
     if not os.fspath(path):
         raise FileError(f"{what}: the path is empty")
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as f:
+            return f.read()
     except OSError as e:
         raise FileError(f"{os.fspath(path)}: cannot read {what}: {_reason(e)}") from None
 

@@ -5,32 +5,37 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
-from typing import Any, Iterable, Mapping
+import os
+from collections.abc import Iterable, Mapping
 
 from xlssd import _core
 from xlssd._core import ConfigError
 from xlssd.atomic import plain_name, read_text
 
+TYPE_CHECKING = False  # annotations only: typing stays unloaded (about 3 ms of a start)
+if TYPE_CHECKING:
+    from typing import Any
+
 PRESET_SUFFIX = ".toml"
 
 
-def _preset_dir() -> Path:
+def _preset_dir() -> str:
     # The package is always unpacked on disk (built in place or installed as a wheel), so
-    # its own path is enough; importlib.resources would add about 10 ms to every start.
-    return Path(__file__).resolve().parent / "presets"
+    # its own path is enough; importlib.resources would add about 10 ms to every start, and
+    # pathlib (with what it loads) about 3 ms.
+    return os.path.join(os.path.dirname(os.path.realpath(__file__)), "presets")
 
 
 def preset_names() -> list[str]:
     """Names of the bundled device presets."""
     return sorted(
-        p.name[: -len(PRESET_SUFFIX)] for p in _preset_dir().iterdir() if p.name.endswith(PRESET_SUFFIX)
+        n[: -len(PRESET_SUFFIX)] for n in os.listdir(_preset_dir()) if n.endswith(PRESET_SUFFIX)
     )
 
 
 def preset_description(name: str) -> str:
     """The first comment paragraph of a preset file."""
-    text = _preset_file(name).read_text(encoding="utf-8")
+    text = _read_preset(name)
     lines = []
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -61,7 +66,7 @@ def _parse_toml(text: str, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: invalid TOML: {e}") from None
 
 
-def _preset_file(name: Any):
+def _preset_file(name: Any) -> str:
     """The bundled file of preset `name`. A preset is named, never a path: a name with a
     separator or a leading dot would reach files outside the presets."""
     known = preset_names()
@@ -72,23 +77,28 @@ def _preset_file(name: Any):
         plain_name(name, "preset")
     except ConfigError as e:
         raise ConfigError(f"{e}{hint}") from None
-    path = _preset_dir().joinpath(name + PRESET_SUFFIX)
-    if name not in known or not path.is_file():
+    path = os.path.join(_preset_dir(), name + PRESET_SUFFIX)
+    if name not in known or not os.path.isfile(path):
         raise ConfigError(f"unknown preset `{name}`{hint}")
     return path
+
+
+def _read_preset(name: Any) -> str:
+    with open(_preset_file(name), encoding="utf-8") as f:
+        return f.read()
 
 
 def load_preset(name: str) -> dict[str, Any]:
     # The bundled presets are read by the core's TOML parser, so that a run from a preset
     # loads no TOML parser in Python (a test checks both parsers read every preset alike).
-    text = _preset_file(name).read_text(encoding="utf-8")
+    text = _read_preset(name)
     try:
         return json.loads(_core.toml_to_json(text))
     except ConfigError as e:
         raise ConfigError(f"preset {name}: invalid TOML: {e}") from None
 
 
-def load_file(path: str | Path) -> dict[str, Any]:
+def load_file(path: str | os.PathLike) -> dict[str, Any]:
     """Reads a config file. A top-level `base = "PRESET"` starts from that preset."""
     text = read_text(path, "config file")
     return with_base(_parse_toml(text, str(path)), str(path))
@@ -223,7 +233,7 @@ def _not_plain(value: Any, key: str) -> tuple[str, Any] | None:
 
 def load_config(
     preset: str | None = None,
-    file: str | Path | None = None,
+    file: str | os.PathLike | None = None,
     sets: Iterable[str] = (),
     overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:

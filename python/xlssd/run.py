@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, Callable, Mapping
+import os
+from collections.abc import Callable, Mapping
 
 from xlssd import _core
 from xlssd.config import load_config, load_file, load_preset, preset_names, resolve, to_json, with_base
 from xlssd.report import Report
 from xlssd.workload import as_workload
 
+TYPE_CHECKING = False  # annotations only: typing stays unloaded (about 3 ms of a start)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _config_of(config: Any) -> dict[str, Any]:
     if isinstance(config, str) and config in preset_names():
         return resolve(load_preset(config))
-    if isinstance(config, (str, Path)):
+    if isinstance(config, (str, os.PathLike)):
         return resolve(load_file(config))
     if isinstance(config, Mapping):
         return resolve(with_base(config))

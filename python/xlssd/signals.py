@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 #: The exit statuses of a command stopped by one of them.
