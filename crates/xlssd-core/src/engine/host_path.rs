@@ -28,31 +28,31 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// Takes the next request from the source and schedules its arrival. Returns false at
-    /// the end of the workload.
+    /// Schedules the arrival of the next request from the source, keeping [`READ_AHEAD`]
+    /// more read ahead. Returns false at the end of the workload.
     fn pull_next(&mut self) -> crate::error::Result<bool> {
-        while self.read_ahead.len() < READ_AHEAD && !self.source_ended {
+        while self.upcoming.len() - self.scheduled < READ_AHEAD && !self.source_ended {
             match self.source.next_request()? {
                 Some(r) => {
                     self.prefetch_entries(r.lba);
-                    self.read_ahead.push_back(r);
+                    self.upcoming.push_back(r);
                 }
                 None => self.source_ended = true,
             }
         }
-        let Some(req) = self.read_ahead.pop_front() else { return Ok(false) };
+        let Some(arrival_ns) = self.upcoming.get(self.scheduled).map(|r| r.arrival_ns) else { return Ok(false) };
         let at = match self.closed_loop {
             Some(_) => self.now(),
             None => {
-                let first = *self.first_raw_arrival.get_or_insert(req.arrival_ns);
-                let rel = req.arrival_ns.saturating_sub(first) as f64 * self.cfg.host.time_scale;
+                let first = *self.first_raw_arrival.get_or_insert(arrival_ns);
+                let rel = arrival_ns.saturating_sub(first) as f64 * self.cfg.host.time_scale;
                 // Traces are replayed in file order; an arrival earlier than its predecessor
                 // arrives with it.
                 crate::sim::round_u64(rel).max(self.last_arrival).max(self.now())
             }
         };
         self.last_arrival = at;
-        self.arrivals.push_back(req);
+        self.scheduled += 1;
         self.q.schedule_ordered(at, Ev::Arrival);
         Ok(true)
     }
@@ -70,7 +70,11 @@ impl Simulator<'_> {
     }
 
     pub(super) fn on_arrival(&mut self) {
-        let Some(req) = self.arrivals.pop_front() else { return };
+        if self.scheduled == 0 {
+            return;
+        }
+        let Some(req) = self.upcoming.pop_front() else { return };
+        self.scheduled -= 1;
         self.submit(req);
         if self.closed_loop.is_none() {
             if let Err(e) = self.pull_next() {

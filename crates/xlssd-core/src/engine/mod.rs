@@ -210,10 +210,11 @@ pub struct Simulator<'s> {
     // Host side.
     source: Box<dyn RequestSource + 's>,
     closed_loop: Option<u32>,
-    arrivals: VecDeque<Request>,
-    /// Requests read from the source but not scheduled yet (`host_path::READ_AHEAD`).
-    read_ahead: VecDeque<Request>,
-    /// The source has no more requests (some may still wait in `read_ahead`).
+    /// Requests taken from the source: first the `scheduled` ones, whose arrivals are
+    /// scheduled, in order, then those read ahead (`host_path::READ_AHEAD`).
+    upcoming: VecDeque<Request>,
+    scheduled: usize,
+    /// The source has no more requests (some may still wait in `upcoming`).
     source_ended: bool,
     first_raw_arrival: Option<u64>,
     last_arrival: Time,
@@ -431,8 +432,8 @@ impl<'s> Simulator<'s> {
             q: EventQueue::new(),
             source,
             closed_loop,
-            arrivals: VecDeque::new(),
-            read_ahead: VecDeque::new(),
+            upcoming: VecDeque::new(),
+            scheduled: 0,
             source_ended: false,
             first_raw_arrival: None,
             last_arrival: 0,
@@ -700,9 +701,8 @@ impl<'s> Simulator<'s> {
     /// waits for a free block.
     fn host_finished(&self) -> bool {
         self.source_ended
-            && self.read_ahead.is_empty()
+            && self.upcoming.is_empty()
             && self.outstanding == 0
-            && self.arrivals.is_empty()
             && self.buffer.used_slots() == 0
             && self.parked_programs == 0
     }
