@@ -1,5 +1,9 @@
 """The Python API: `xlssd.simulate(config, workload) -> Report`."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 import xlssd
@@ -180,6 +184,74 @@ def test_a_set_value_reads_as_tomllib_reads_it(text):
         assert repr(got) == repr(want)
     else:
         assert got == want, text
+
+
+TOML_DOCUMENTS = [
+    # Valid TOML 1.0: tables, arrays of tables, dotted and quoted keys, every kind of string.
+    "", "# only a comment\n", "a = 1\nb = 'x'\n[t]\nc = [1, 2.5, \"s\", [true]]\n",
+    "[[runs]]\nn = 1\n[[runs]]\nn = 2\n[runs.sub]\nx = 1\n", "a.b.c = 1\na.d = 2\n\"q k\" = 3\n'' = 4\n",
+    's = """\nline one \\\n   still one\nline two"""\n', "s = '''\nraw \\n stays'''\n",
+    's = "tab\there \\u00e5 \\U0001F600"\n', "a = 1\r\nb = 2\r\n",
+    "x = -0.0\ny = 6.02e23\nz = 1_000\nh = 0xdead_beef\no = 0o17\nb = 0b101\n",
+    "i = 9223372036854775807\nj = -9223372036854775808\n", "t = {a = 1, b = {c = [1, {d = 2}]}}\n",
+    "[a]\n[a.b]\n[c]\nx = 1\n[a.d]\ny = 2\n", "arr = [\n  1,\n  2, # two\n]\n",
+    # What the core's reading cannot carry into JSON: tomllib reads them.
+    "x = nan\n", "x = [1.0, -inf]\n", "x = 1e400\n", "d = 1979-05-27\n", "t = {when = 07:32:00}\n",
+    "i = 9223372036854775808\n", "a = " + "[" * 300 + "]" * 300 + "\n",
+    # Not TOML 1.0: both refuse.
+    "a = 1\na = 2\n", "[t]\n[t]\n", "a = 01\n", 'a = "unterminated\n', "a = {b = 1,}\n", "a = 1 b = 2\n",
+    "a.b = 1\n[a]\nb = 2\n", 's = "bad \\q escape"\n', 's = "ctrl \x01 char"\n',
+    # A byte-order mark (some editors write one): tomllib refuses it, the core reads the rest.
+    "\ufeffa = 1\n",
+    "= 1\n", "[a\n", "x = [1\n", "x = .5\n", "x = +0x10\n", "x = 1979-05-27 07:32\n",
+    # What TOML 1.1 allows and 1.0 does not: refused as before.
+    's = "\\x41"\n', 's = "\\e"\n', "t = {a = 1,\n b = 2}\n", "t = 07:32\n",
+]
+
+
+def _repo_toml_files():
+    root = Path(__file__).resolve().parent.parent
+    names = subprocess.run(["git", "ls-files", "*.toml"], cwd=root, capture_output=True, text=True).stdout.split()
+    return [(root / n).read_text(encoding="utf-8") for n in names]
+
+
+@pytest.mark.parametrize("text", TOML_DOCUMENTS + _repo_toml_files())
+def test_a_toml_document_reads_as_tomllib_reads_it(text):
+    # Config files and sweep specs are read by the core's TOML parser, falling back to
+    # tomllib for what that reading cannot carry and for what the core refuses; the
+    # reference is tomllib's reading, which they had before, and its error where it refuses.
+    import tomllib
+
+    from xlssd.config import load_toml
+
+    if text.startswith("\ufeff"):
+        assert load_toml(text) == tomllib.loads(text[1:])
+        return
+    try:
+        want = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        with pytest.raises(tomllib.TOMLDecodeError):
+            load_toml(text)
+        return
+    got = load_toml(text)
+    # repr keeps int and float apart, and NaN, infinities and dates as they are.
+    assert repr(got) == repr(want), text
+
+
+def test_a_run_with_a_config_file_loads_no_toml_parser(tmp_path):
+    # tomllib costs about 12 ms of start-up; a config file is read by the core.
+    config = tmp_path / "c.toml"
+    config.write_text('base = "tiny"\n[gc]\npolicy = "fifo"\n')
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('tomllib' in sys.modules))\n"
+        "sys.argv = ['xlssd', 'run', '--config', sys.argv[1], '--workload', 'n=10', '--quiet', '--json', sys.argv[2]]\n"
+        "from xlssd.cli import command\n"
+        "command()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(config), str(tmp_path / "r.json")],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 def test_a_run_with_set_values_loads_no_toml_parser():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping
 
 from xlssd import _core
@@ -45,10 +46,24 @@ def preset_description(name: str) -> str:
 
 
 def load_toml(text: str) -> dict[str, Any]:
+    """A TOML document as `tomllib.loads` reads it. The core's TOML parser reads it, as it
+    reads the presets and `--set` values; tomllib (about 12 ms of start-up) is loaded only
+    for what that reading cannot carry into JSON (NaN, infinities, dates, integers past 64
+    bits) and for a document the core refuses, so that the error is tomllib's, as before (a
+    test compares both readings on documents valid and not)."""
+    try:
+        data = json.loads(_core.toml_to_json(text))
+    except ConfigError:
+        pass
+    else:
+        if _carried(data):
+            return data
+    return _tomllib_loads(text)
+
+
+def _tomllib_loads(text: str) -> dict[str, Any]:
     """`tomllib.loads`, with a document nested too deeply for it (its parser recurses once
-    per level of arrays and inline tables) reported as invalid TOML, not as RecursionError.
-    tomllib is loaded here, when a document other than a preset is read: loading it costs
-    about 12 ms."""
+    per level of arrays and inline tables) reported as invalid TOML, not as RecursionError."""
     import tomllib
 
     try:
@@ -58,12 +73,14 @@ def load_toml(text: str) -> dict[str, Any]:
 
 
 def _parse_toml(text: str, where: str) -> dict[str, Any]:
-    import tomllib
-
     try:
         return load_toml(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{where}: invalid TOML: {e}") from None
+    except ValueError as e:
+        # Only a document the core refused reaches tomllib, whose error this then is.
+        tomllib = sys.modules.get("tomllib")
+        if tomllib is not None and isinstance(e, tomllib.TOMLDecodeError):
+            raise ConfigError(f"{where}: invalid TOML: {e}") from None
+        raise
 
 
 def _preset_file(name: Any) -> str:
@@ -166,7 +183,7 @@ def parse_value(text: str) -> Any:
     import tomllib
 
     try:
-        return load_toml(f"v = {text}")["v"]
+        return _tomllib_loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
 
