@@ -77,10 +77,10 @@ def _pure(path: str | os.PathLike) -> str:
     return root + os.sep.join(parts) if parts or root else "."
 
 
-def _as_path(text: str):
+def _as_path(path: str | os.PathLike) -> Path:
     from pathlib import Path
 
-    return Path(text)
+    return Path(path)
 
 
 def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
@@ -90,7 +90,7 @@ def check_target(path: str | os.PathLike, label: str | None = None) -> Path:
 
 
 def checked_target(path: str | os.PathLike, label: str | None = None) -> str:
-    """[`check_target`], returning the path as a string."""
+    """What `check_target` checks, returning the path as a string."""
     if not os.fspath(path):
         raise FileError(f"{label or 'output'}: the path is empty; give a file name"
                         + (" (or - for standard output)" if label == "--json" else ""))
@@ -141,9 +141,9 @@ def make_dir(path: str | os.PathLike, label: str | None = None, create: bool = T
 
 
 class atomic_file:
-    """A context manager yielding a temporary path (a string) beside `path`; once the block has
-    written it, it is renamed over `path`. The temporary file is in the same folder so that
-    the rename is atomic. An OSError in the block (a full disk, say) becomes a FileError
+    """A context manager yielding a temporary path (a string) beside `path`; once the block
+    has written it, it is renamed over `path`. The temporary file is in the same folder so
+    that the rename is atomic. An OSError in the block (a full disk, say) becomes a FileError
     naming `path`.
 
     Creating the temporary file and renaming or removing it happen with SIGINT and SIGTERM
@@ -215,7 +215,7 @@ class atomic_file:
 
 
 class atomic_path(atomic_file):
-    """[`atomic_file`] yielding a `pathlib.Path`."""
+    """An `atomic_file` yielding a `pathlib.Path`."""
 
     def _given(self, tmp: str):
         return _as_path(tmp)
