@@ -254,6 +254,23 @@ def test_a_run_with_a_config_file_loads_no_toml_parser(tmp_path):
     assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
+def test_merging_and_setting_keys_leave_their_inputs_alone():
+    from xlssd.config import apply_sets, merge
+
+    base = {"gc": {"policy": "greedy", "list": [1, [2]]}, "seed": 1}
+    over = {"gc": {"threshold": 0.1, "extra": {"x": [3]}}}
+    merged = merge(base, over)
+    assert merged == {"gc": {"policy": "greedy", "list": [1, [2]], "threshold": 0.1, "extra": {"x": [3]}}, "seed": 1}
+    merged["gc"]["list"][1].append(9)
+    merged["gc"]["extra"]["x"].append(9)
+    assert base == {"gc": {"policy": "greedy", "list": [1, [2]]}, "seed": 1}
+    assert over == {"gc": {"threshold": 0.1, "extra": {"x": [3]}}}
+    set_ = apply_sets(base, ["gc.policy=fifo", "host.queue_depth=4"])
+    assert set_["gc"]["policy"] == "fifo" and set_["host"] == {"queue_depth": 4}
+    set_["gc"]["list"][1].append(9)
+    assert base == {"gc": {"policy": "greedy", "list": [1, [2]]}, "seed": 1}
+
+
 def test_a_run_with_set_values_loads_no_toml_parser():
     # tomllib costs about 15 ms of start-up; a preset and --set values are read by the core.
     import subprocess
