@@ -296,13 +296,32 @@ impl Simulator<'_> {
             }
             OpClass::Erase => {}
         }
+        self.die_load[die as usize] += 1;
+        if self.starts_alone(die, &t) {
+            // What `start_next_command` would make of it, without the trip through the queue.
+            let id = self.txns.insert(t);
+            self.launch(die, t.kind.op(), &[id]);
+            return;
+        }
         let queue = t.kind.queue();
         self.dies[die as usize].queues[queue as usize].push_back(t);
-        self.die_load[die as usize] += 1;
         if queue == QueueClass::Read && (self.timing.erase_suspend.is_some() || self.timing.program_suspend.is_some()) {
             self.suspend_for_read(die);
         }
         self.try_start_die(die);
+    }
+
+    /// Whether `t`, arriving at `die`, is a command of its own right away: the die is idle,
+    /// holds nothing suspended and has nothing queued (so nothing could go before `t` or
+    /// join it in a multi-plane command), and `t` may start (a program only as its block's
+    /// next page). Most transactions arrive so on a lightly loaded drive.
+    #[inline]
+    fn starts_alone(&self, die: u32, t: &Txn) -> bool {
+        let d = &self.dies[die as usize];
+        !d.busy()
+            && d.suspended.is_none()
+            && d.queues.iter().all(|q| q.is_empty())
+            && (t.kind.op() != OpClass::Program || self.next_to_program(t.ppn))
     }
 
     /// Whether `die` is running an erase loop or holds one suspended.
@@ -389,6 +408,13 @@ impl Simulator<'_> {
             queue.remove(i as usize);
         }
         queue.pop_front();
+        self.launch(die, class, &txns[..n]);
+    }
+
+    /// Starts the command of the transactions `txns` (in flight, of operation `class`) on
+    /// idle `die`: its command and data go in over the channel first.
+    fn launch(&mut self, die: u32, class: OpClass, txns: &[u32]) {
+        let n = txns.len();
         if n > 1 {
             self.counters.multiplane_ops += 1;
         }
@@ -396,7 +422,7 @@ impl Simulator<'_> {
         // `n` are never read.
         let op = &mut self.dies[die as usize].op;
         (op.class, op.phase, op.start, op.n) = (class, Phase::WaitIn, self.q.now(), n);
-        op.txns[..n].copy_from_slice(&txns[..n]);
+        op.txns[..n].copy_from_slice(txns);
         let n = n as u64;
         let cmd = self.timing.cmd_ns;
         self.chan_use.command_ns += cmd;
