@@ -4,6 +4,7 @@
 //! rewritten before it is flushed is overwritten in place; a page rewritten while its flush
 //! is in flight takes a second slot. Reads of any page held here are served from DRAM.
 
+use std::collections::hash_map::Entry as MapEntry;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -70,15 +71,13 @@ impl WriteBuffer {
     }
 
     pub fn insert(&mut self, lpn: u32) -> Insert {
-        if let Some(e) = self.entries.get(&lpn) {
-            if e.dirty {
-                return Insert::Overwrite;
-            }
-        }
-        if self.is_full() {
-            return Insert::Full;
-        }
-        let e = self.entries.entry(lpn).or_default();
+        // One lookup: the page's entry, found or where it goes.
+        let full = self.is_full();
+        let e = match self.entries.entry(lpn) {
+            MapEntry::Occupied(o) if o.get().dirty => return Insert::Overwrite,
+            _ if full => return Insert::Full,
+            slot => slot.or_default(),
+        };
         e.dirty = true;
         e.version = e.version.wrapping_add(1);
         self.order.push_back((lpn, e.version));
@@ -104,16 +103,13 @@ impl WriteBuffer {
 
     /// A flushed page's program finished: its slot is free again.
     pub fn flush_done(&mut self, lpn: u32) {
-        let remove = match self.entries.get_mut(&lpn) {
-            Some(e) => {
-                debug_assert!(e.inflight > 0);
-                e.inflight -= 1;
-                !e.dirty && e.inflight == 0
+        if let MapEntry::Occupied(mut o) = self.entries.entry(lpn) {
+            let e = o.get_mut();
+            debug_assert!(e.inflight > 0);
+            e.inflight -= 1;
+            if !e.dirty && e.inflight == 0 {
+                o.remove();
             }
-            None => false,
-        };
-        if remove {
-            self.entries.remove(&lpn);
         }
         self.used -= 1;
     }
