@@ -311,6 +311,21 @@ impl Simulator<'_> {
         self.try_start_die(die);
     }
 
+    /// The queue of `die` holding its only queued transaction, if it holds exactly one.
+    #[inline]
+    fn only_queued(&self, die: u32) -> Option<usize> {
+        let queues = &self.dies[die as usize].queues;
+        let mut found = None;
+        for (qc, q) in queues.iter().enumerate() {
+            match (q.len(), found) {
+                (0, _) => {}
+                (1, None) => found = Some(qc),
+                _ => return None,
+            }
+        }
+        found
+    }
+
     /// Whether `t`, arriving at `die`, is a command of its own right away: the die is idle,
     /// holds nothing suspended and has nothing queued (so nothing could go before `t` or
     /// join it in a multi-plane command), and `t` may start (a program only as its block's
@@ -347,6 +362,18 @@ impl Simulator<'_> {
     #[inline(never)]
     fn start_next_command(&mut self, die: u32) {
         if self.resume_suspended(die) {
+            return;
+        }
+        if let Some(qc) = self.only_queued(die) {
+            // One transaction queued in all: no order between queues, no partner to join it.
+            let queue = &self.dies[die as usize].queues[qc];
+            let t = queue[0];
+            if t.kind.op() == OpClass::Program && !self.next_to_program(t.ppn) {
+                return;
+            }
+            let id = self.txns.insert(t);
+            self.dies[die as usize].queues[qc].pop_front();
+            self.launch(die, t.kind.op(), &[id]);
             return;
         }
         let ppd = self.geo.planes_per_die;
@@ -413,6 +440,7 @@ impl Simulator<'_> {
 
     /// Starts the command of the transactions `txns` (in flight, of operation `class`) on
     /// idle `die`: its command and data go in over the channel first.
+    #[inline(always)]
     fn launch(&mut self, die: u32, class: OpClass, txns: &[u32]) {
         let n = txns.len();
         if n > 1 {
