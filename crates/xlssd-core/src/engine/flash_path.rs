@@ -333,10 +333,14 @@ impl Simulator<'_> {
     #[inline]
     fn starts_alone(&self, die: u32, t: &Txn) -> bool {
         let d = &self.dies[die as usize];
-        !d.busy()
-            && d.suspended.is_none()
-            && d.queues.iter().all(|q| q.is_empty())
-            && (t.kind.op() != OpClass::Program || self.next_to_program(t.ppn))
+        !d.busy() && d.suspended.is_none() && d.queues.iter().all(|q| q.is_empty()) && self.startable(t)
+    }
+
+    /// Whether `t` may start now: a program only as its block's next page, since a scheme can
+    /// send host writes and GC copies to one block, and their queues must not reorder its pages.
+    #[inline]
+    fn startable(&self, t: &Txn) -> bool {
+        t.kind.op() != OpClass::Program || self.next_to_program(t.ppn)
     }
 
     /// Whether `die` is running an erase loop or holds one suspended.
@@ -368,7 +372,7 @@ impl Simulator<'_> {
             // One transaction queued in all: no order between queues, no partner to join it.
             let queue = &self.dies[die as usize].queues[qc];
             let t = queue[0];
-            if t.kind.op() == OpClass::Program && !self.next_to_program(t.ppn) {
+            if !self.startable(&t) {
                 return;
             }
             let id = self.txns.insert(t);
@@ -389,11 +393,8 @@ impl Simulator<'_> {
         } else {
             [QueueClass::Read, QueueClass::Write, QueueClass::Gc]
         };
-        // A program may start only as its block's next page: a scheme can send host writes
-        // and GC copies to one block, and their queues must not reorder its pages.
-        let startable = |sim: &Self, t: &Txn| t.kind.op() != OpClass::Program || sim.next_to_program(t.ppn);
         let Some(qc) =
-            order.into_iter().find(|&qc| self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| startable(self, t)))
+            order.into_iter().find(|&qc| self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| self.startable(t)))
         else {
             return;
         };
@@ -419,7 +420,7 @@ impl Simulator<'_> {
                     continue;
                 }
                 seen |= bit;
-                if t.kind.op() == class && startable(self, t) {
+                if t.kind.op() == class && self.startable(t) {
                     taken[n] = i as u8;
                     n += 1;
                 }
