@@ -391,7 +391,7 @@ impl<'s> Simulator<'s> {
         let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
 
         let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
-            AllocationScheme::Static => Box::new(StaticCwdp { geo: geo.clone() }),
+            AllocationScheme::Static => Box::new(StaticCwdp::new(&geo)),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
         let (mut scheme, hooks) = crate::techniques::build(cfg, &geo, logical_pages)?;
