@@ -98,6 +98,19 @@ fn rif_retries_inside_the_die_and_moves_only_decodable_data() {
 }
 
 #[test]
+fn a_read_sensed_again_inside_the_die_counts_once_in_the_rber_statistics() {
+    // Every page is at RBER 1e-4 (no growth, no disturbance). RiF senses each read seven
+    // times more inside the die and moves it at the eighth; the conventional walk moves
+    // each sense. Either way each read counts once, at its first sensing, at 1e-4.
+    let mut cfg = device("rif");
+    cfg.scheme.tables.insert("rif".into(), serde_json::json!({ "accuracy": 1.0 }));
+    let rif = reads(&cfg, 20).reliability.rber;
+    let walk = reads(&device("retry"), 20).reliability.rber;
+    assert!((rif.mean / 1e-4 - 1.0).abs() < 1e-3, "mean RBER {} against 1e-4", rif.mean);
+    assert_eq!((rif.mean, rif.max), (walk.mean, walk.max));
+}
+
+#[test]
 fn rif_mispredictions_cost_a_controller_retry_or_an_extra_sense() {
     // Every prediction wrong: entries 0-6 are predicted to decode (a transfer and a failed
     // decode each); entries 7-15 are predicted to fail though they decode (a sense again

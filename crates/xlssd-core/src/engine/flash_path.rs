@@ -676,6 +676,9 @@ impl Simulator<'_> {
                 continue;
             }
             if self.scheme.retry_in_die(&a) {
+                if a.step == 0 {
+                    self.note_first_sense(rber);
+                }
                 self.txns.get_mut(id).step += 1;
                 self.advance_reference(id, &a);
                 if let Some(rel) = self.rel.as_mut() {

@@ -397,6 +397,15 @@ impl Simulator<'_> {
         s.bch_over_t_max += (needed > t) as u64;
     }
 
+    /// A read's first sensing found its page at `rber`: each read is counted once in the
+    /// RBER statistics, whether its data then goes to the controller or the die senses it
+    /// again first.
+    pub(super) fn note_first_sense(&mut self, rber: f64) {
+        if let Some(rel) = self.rel.as_mut() {
+            rel.stats.rber.record(crate::sim::round_u64(rber * 1e12), 0);
+        }
+    }
+
     /// A read's data is in the controller: decode it on the channel's ECC engine (or
     /// return it raw).
     pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) {
@@ -471,10 +480,10 @@ impl Simulator<'_> {
         }
         let now = self.now();
         let ch = self.geo.channel_of_die(self.geo.die_of_plane(t.plane)) as usize;
-        let rel = self.rel.as_mut().expect("reliability is on");
         if step == 0 {
-            rel.stats.rber.record(crate::sim::round_u64(rber * 1e12), 0);
+            self.note_first_sense(rber);
         }
+        let rel = self.rel.as_mut().expect("reliability is on");
         if t.kind == TxnKind::HostRead {
             let s = &mut rel.stats;
             if step == 0 {
