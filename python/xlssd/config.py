@@ -52,13 +52,17 @@ def load_toml(text: str) -> dict[str, Any]:
     bits) and for a document the core refuses, so that the error is tomllib's, as before (a
     test compares both readings on documents valid and not)."""
     try:
-        data = json.loads(_core.toml_to_json(text))
+        data = _core_reading(text)
     except ConfigError:
-        pass
-    else:
-        if _carried(data):
-            return data
-    return _tomllib_loads(text)
+        data = None
+    return data if data is not None else _tomllib_loads(text)
+
+
+def _core_reading(text: str) -> dict[str, Any] | None:
+    """A TOML document as the core's parser reads it, or None when that reading cannot carry
+    it into JSON as tomllib would read it; raises ConfigError when the core refuses it."""
+    data = json.loads(_core.toml_to_json(text))
+    return data if _carried(data) else None
 
 
 def _tomllib_loads(text: str) -> dict[str, Any]:
@@ -169,7 +173,7 @@ def parse_value(text: str) -> Any:
     carry (NaN, infinities, dates, integers past 64 bits, deep nesting) are read by tomllib,
     as before."""
     try:
-        value = json.loads(_core.toml_to_json(f"v = {text}"))["v"]
+        data = _core_reading(f"v = {text}")
     except ConfigError:
         # Not TOML to the core. Text that does not start as a TOML value can start (a word:
         # `true`, `false`, `inf` and `nan` the core reads) is a bare string; the rest tomllib
@@ -178,8 +182,8 @@ def parse_value(text: str) -> Any:
         if text.strip()[:1] not in VALUE_STARTS:
             return text
     else:
-        if _carried(value):
-            return value
+        if data is not None:
+            return data["v"]
     import tomllib
 
     try:
