@@ -111,6 +111,42 @@ fn a_read_sensed_again_inside_the_die_counts_once_in_the_rber_statistics() {
 }
 
 #[test]
+fn a_read_sensed_again_inside_the_die_counts_in_the_read_breakdown() {
+    // Each read: seven senses inside the die, then its first transfer and its first decode,
+    // which succeeds: the breakdown counts every read, with its first sensing, that
+    // transfer and that decode, and no retry time (no decode failed).
+    let mut cfg = device("rif");
+    cfg.scheme.tables.insert("rif".into(), serde_json::json!({ "accuracy": 1.0 }));
+    let b = reads(&cfg, 20).reliability.read_breakdown_us;
+    assert_eq!(
+        (b.sense, b.transfer, b.decode, b.retry),
+        (T_R as f64 / 1e3, XFER as f64 / 1e3, decode(SHIFT - 7.0) as f64 / 1e3, 0.0)
+    );
+}
+
+#[test]
+fn retry_time_is_kept_for_each_read_among_other_commands() {
+    // Reads that fail seven decodes each, among writes to the same dies: a read that goes
+    // back to its die is queued anew (under another transaction id, other commands having
+    // come in meanwhile), and its retry time still runs from its own first failed decode.
+    // From there it takes at least seven failed attempts' decodes and six more senses and
+    // transfers, then the sense, transfer and decode that succeed; at most its latency less
+    // its first sense and transfer.
+    let cfg = device("retry");
+    let reqs: Vec<_> = (0..200u64)
+        .map(|i| {
+            let op = if i % 3 == 2 { Op::Write } else { Op::Read };
+            req(i * 15_000, (i * 37) % 400, 1, op, 8)
+        })
+        .collect();
+    let r = run(&cfg, VecSource::open(reqs), true);
+    let retry = r.reliability.read_breakdown_us.retry * 1e3;
+    let least = (7 * (T_R + XFER + HARD) + decode(SHIFT - 7.0)) as f64;
+    let most = r.host.read.latency_us.mean * 1e3 - (T_R + XFER) as f64;
+    assert!(retry >= least - 1.0 && retry <= most + 1.0, "retry {retry} ns per read outside [{least}, {most}]");
+}
+
+#[test]
 fn rif_mispredictions_cost_a_controller_retry_or_an_extra_sense() {
     // Every prediction wrong: entries 0-6 are predicted to decode (a transfer and a failed
     // decode each); entries 7-15 are predicted to fail though they decode (a sense again

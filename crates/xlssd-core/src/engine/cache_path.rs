@@ -182,6 +182,17 @@ impl Simulator<'_> {
 
     /// Sends the SSD a request of the cache layer's; returns its id.
     fn ssd_request(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request) -> u32 {
+        self.ssd_request_of(op, lba, sectors, parent, like, None)
+    }
+
+    /// A read the cache layer sends to the SSD for disk page `page`. The page is on record
+    /// before the read is issued: a read the SSD serves from its DRAM at once (no DRAM
+    /// latency, no host link) finishes within the issue.
+    fn ssd_read_of(&mut self, lba: u64, sectors: u64, parent: u32, like: &Request, page: u64) {
+        self.ssd_request_of(Op::Read, lba, sectors, parent, like, Some(page));
+    }
+
+    fn ssd_request_of(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request, page: Option<u64>) -> u32 {
         let r = Request {
             arrival_ns: 0,
             lba,
@@ -193,6 +204,9 @@ impl Simulator<'_> {
             tolerance: like.tolerance,
         };
         let id = self.new_request(&r, lba, 0, parent);
+        if let Some(page) = page {
+            self.layer().reading.insert(id, page);
+        }
         self.issue(id, &r, lba, 0);
         id
     }
@@ -243,8 +257,7 @@ impl Simulator<'_> {
                 } else {
                     layer.stats.hits += 1;
                     let (offset, sectors) = self.touched(page, lba, end);
-                    let part = self.ssd_request(Op::Read, slot as u64 * spp + offset, sectors, id, r);
-                    self.layer().reading.insert(part, page);
+                    self.ssd_read_of(slot as u64 * spp + offset, sectors, id, r, page);
                 }
                 if let Some(start) = run.take() {
                     self.read_missing(id, start, page, bypass, r.tolerance);
@@ -339,8 +352,7 @@ impl Simulator<'_> {
             handle: None,
             tolerance: 0.0,
         };
-        let part = self.ssd_request(Op::Read, e.slot as u64 * spp, spp, origin::WRITE_BACK, &like);
-        self.layer().reading.insert(part, e.page);
+        self.ssd_read_of(e.slot as u64 * spp, spp, origin::WRITE_BACK, &like, e.page);
     }
 
     fn cached_write(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {

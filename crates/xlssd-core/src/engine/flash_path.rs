@@ -678,6 +678,10 @@ impl Simulator<'_> {
             if self.scheme.retry_in_die(&a) {
                 if a.step == 0 {
                     self.note_first_sense(rber);
+                    let t = self.txns.get(id);
+                    if let (TxnKind::HostRead, Some(rel)) = (t.kind, self.rel.as_mut()) {
+                        rel.note_resensed(t.owner, t.ppn);
+                    }
                 }
                 self.txns.get_mut(id).step += 1;
                 self.advance_reference(id, &a);

@@ -7,7 +7,7 @@ use crate::nand::Ppn;
 use rand::SeedableRng;
 use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::payload::FinalPage;
 use super::{Ev, Simulator};
@@ -89,8 +89,13 @@ pub(super) struct Reliability {
     decode_starts: Vec<std::collections::VecDeque<Time>>,
     /// Adaptive BCH t needed by (algorithm, wear in whole cycles, target UBER's bits).
     t_cache: FxHashMap<(u8, u32, u64), u32>,
-    /// When each read in its decode path first failed, to time its retries.
-    first_failure: FxHashMap<u32, Time>,
+    /// Host page reads in flight whose decode has failed, by (request, page), with when it
+    /// first failed, to time their retries. Not by transaction id: a read that goes back to
+    /// its die for another attempt is queued anew and may come back under another id.
+    first_failure: FxHashMap<(u32, Ppn), Time>,
+    /// Host page reads in flight that the die sensed again before their first transfer, by
+    /// (request, page): their first decode comes at a later step than 0.
+    resensed: FxHashSet<(u32, Ppn)>,
     /// The retry-table model, when `physics.read_retry.enabled`.
     pub retry: Option<ReadRetryModel>,
     /// The last program-time factor worked out, by (wear's bits, algorithm): blocks share
@@ -122,9 +127,16 @@ impl Reliability {
             decode_starts: vec![Default::default(); channels as usize],
             t_cache: FxHashMap::default(),
             first_failure: FxHashMap::default(),
+            resensed: FxHashSet::default(),
             retry: cfg.physics.read_retry.enabled.then(|| ReadRetryModel::new(cfg.physics.read_retry.clone())),
             program_factor: std::cell::Cell::new((0, None, 0.0)),
         }))
+    }
+
+    /// Host page read `(request, page)` is sensed again inside the die before its first
+    /// transfer.
+    pub(super) fn note_resensed(&mut self, request: u32, ppn: Ppn) {
+        self.resensed.insert((request, ppn));
     }
 }
 
@@ -485,16 +497,19 @@ impl Simulator<'_> {
         }
         let rel = self.rel.as_mut().expect("reliability is on");
         if t.kind == TxnKind::HostRead {
+            // A read's first decode is at step 0, or later when the die sensed it again
+            // before its first transfer.
+            let first_decode = step == 0 || (!rel.resensed.is_empty() && rel.resensed.remove(&(t.owner, t.ppn)));
             let s = &mut rel.stats;
-            if step == 0 {
+            if first_decode {
                 s.sense_ns += sense_ns;
                 s.transfer_ns += xfer_ns;
                 s.decode_ns += decode_ns;
                 s.host_page_reads += 1;
             }
-        }
-        if outcome == Decoded::Retry && step == 0 {
-            rel.first_failure.insert(id, now);
+            if outcome == Decoded::Retry {
+                rel.first_failure.entry((t.owner, t.ppn)).or_insert(now);
+            }
         }
         let start = rel.ecc_free[ch].max(now);
         let end = start + decode_ns;
@@ -602,14 +617,15 @@ impl Simulator<'_> {
         } else {
             rel.stats.retries.record(steps as u64 * 1000, 0);
         }
-        // Only a read that was retried has its first failure on record (a failure at the
-        // first attempt is what moves it past that attempt).
-        let first_failure = if steps > 0 { rel.first_failure.remove(&id) } else { None };
-        debug_assert!(steps > 0 || !rel.first_failure.contains_key(&id));
+        // Only a host read that was retried can have a failure on record (a failed decode
+        // is what moves it past its attempt).
+        let key = (t.owner, t.ppn);
+        let host = t.kind == TxnKind::HostRead;
+        let first_failure = if host && steps > 0 { rel.first_failure.remove(&key) } else { None };
+        debug_assert!(!host || steps > 0 || !rel.first_failure.contains_key(&key));
+        debug_assert!(!host || !rel.resensed.contains(&key), "read {key:?} finished before its first decode");
         if let Some(first) = first_failure {
-            if t.kind == TxnKind::HostRead {
-                rel.stats.retry_ns += at - first;
-            }
+            rel.stats.retry_ns += at - first;
         }
         if t.kind == TxnKind::HostRead && self.payload.is_some() {
             // Corrected data comes back as written; anything else with its raw errors. With a

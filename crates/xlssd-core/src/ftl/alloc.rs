@@ -72,7 +72,7 @@ impl PlaneAllocator for DynamicLeastBusy {
         self.next = (die + 1) % dies;
         (0..ppd)
             .map(|p| die * ppd + p)
-            .max_by_key(|&plane| (ctx.blocks.room_in_active(plane, ctx.stream), ctx.blocks.free_count(plane), u32::MAX - plane))
+            .max_by_key(|&plane| (ctx.blocks.room_for(plane, ctx.stream, false), ctx.blocks.free_count(plane), u32::MAX - plane))
             .unwrap_or(die * ppd)
     }
     fn is_static(&self) -> bool {

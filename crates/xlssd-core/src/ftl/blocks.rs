@@ -44,6 +44,12 @@ pub struct BlockManager {
     free: Vec<Vec<u32>>,
     /// Active block per (plane, stream).
     active: Vec<u32>,
+    /// Per (plane, stream): its active block was opened by a privileged write (cleaning,
+    /// wear levelling). While the plane is down to its reserve, host writes leave that
+    /// block's room to cleaning: where a scheme sends host writes and cleaning's copies to
+    /// one stream, host writes would otherwise take the room cleaning opened from the
+    /// reserve, and a victim could be left with pages and no block to copy them to.
+    cleaning_opened: Vec<bool>,
     next_close_seq: u64,
     /// Free blocks in each plane that only GC and static WL may take, so that cleaning
     /// never deadlocks for want of a block to copy into.
@@ -99,6 +105,7 @@ impl BlockManager {
             valid_bits: zeroed((geo.pages as usize).div_ceil(64), "valid bitmap")?,
             free,
             active: vec![NO_BLOCK; (geo.planes * streams) as usize],
+            cleaning_opened: vec![false; (geo.planes * streams) as usize],
             next_close_seq: 1,
             gc_reserve: 1,
             order: zeroed(nb, state)?,
@@ -187,9 +194,16 @@ impl BlockManager {
     pub fn open(&mut self, plane: u32, stream: u32, privileged: bool, picker: &mut dyn FreeBlockPicker) -> Option<u32> {
         let slot = (plane * self.streams + stream) as usize;
         if self.active[slot] != NO_BLOCK {
-            return Some(self.active[slot]);
+            return self.active_open_to(plane, slot, privileged).then_some(self.active[slot]);
         }
         self.open_new(plane, stream, privileged, picker)
+    }
+
+    /// Whether a write of `privileged` standing may take a page of the active block in
+    /// `slot` (see `cleaning_opened`).
+    #[inline(always)]
+    fn active_open_to(&self, plane: u32, slot: usize, privileged: bool) -> bool {
+        privileged || !self.cleaning_opened[slot] || self.free_count(plane) > self.gc_reserve
     }
 
     /// [`Self::open`] when `stream` has no active block in `plane`: takes a free one.
@@ -206,6 +220,7 @@ impl BlockManager {
         self.state[b] = BlockState::Active;
         self.stream_of[b] = stream as u8;
         self.active[slot] = block;
+        self.cleaning_opened[slot] = privileged;
         let layout = &self.stream_layout[stream as usize];
         self.order[b] = if layout.is_empty() {
             ORDER_SEQUENTIAL
@@ -224,6 +239,7 @@ impl BlockManager {
         debug_assert_eq!(self.active[slot], NO_BLOCK);
         let block = std::mem::replace(&mut self.active[from], NO_BLOCK);
         self.active[slot] = block;
+        self.cleaning_opened[slot] = self.cleaning_opened[from];
         if block != NO_BLOCK {
             self.stream_of[block as usize] = to as u8;
         }
@@ -249,6 +265,7 @@ impl BlockManager {
     }
 
     /// Pages a plane can still take without opening a block beyond the host's share.
+    #[inline]
     pub fn room_in_active(&self, plane: u32, stream: u32) -> u32 {
         match self.active(plane, stream) {
             NO_BLOCK => 0,
@@ -256,9 +273,25 @@ impl BlockManager {
         }
     }
 
+    /// [`Self::room_in_active`] that a write of `privileged` standing may take now.
+    #[inline]
+    pub fn room_for(&self, plane: u32, stream: u32, privileged: bool) -> u32 {
+        let slot = (plane * self.streams + stream) as usize;
+        if self.active_open_to(plane, slot, privileged) {
+            self.room_in_active(plane, stream)
+        } else {
+            0
+        }
+    }
+
     /// Whether `stream` could get a page in `plane` now.
+    #[inline(always)]
     pub fn can_allocate(&self, plane: u32, stream: u32, privileged: bool) -> bool {
-        self.room_in_active(plane, stream) > 0 || self.free_count(plane) > if privileged { 0 } else { self.gc_reserve }
+        let slot = (plane * self.streams + stream) as usize;
+        let b = self.active[slot];
+        let room = b != NO_BLOCK && self.write_ptr[b as usize] < self.geo.pages_per_block;
+        (room && self.active_open_to(plane, slot, privileged))
+            || self.free_count(plane) > if privileged { 0 } else { self.gc_reserve }
     }
 
     /// Hands out the next page of `stream`'s active block in `plane` (the first of the next

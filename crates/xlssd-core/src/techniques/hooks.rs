@@ -152,6 +152,23 @@ pub struct PlaceCtx<'a> {
     pub clock_h: f64,
 }
 
+impl PlaceCtx<'_> {
+    /// `want`, or for a cleaning copy (a privileged write) whose stream can take no page in
+    /// `plane` now, the first of `others` that can. A scheme whose copies go to several
+    /// streams can otherwise be stuck: a victim's pages may need a block in more streams at
+    /// once than the plane has free, and only the victim's erase would free one. Writes that
+    /// may wait (host writes, tasks' copies) keep `want`.
+    pub fn stream_with_room(&self, plane: u32, want: Target, others: impl IntoIterator<Item = u32>) -> Target {
+        if !want.privileged || self.blocks.can_allocate(plane, want.stream, true) {
+            return want;
+        }
+        others
+            .into_iter()
+            .find(|&s| self.blocks.can_allocate(plane, s, true))
+            .map_or(want, |stream| Target { stream, privileged: true })
+    }
+}
+
 #[cfg(test)]
 impl<'a> PlaceCtx<'a> {
     /// A write with nothing relocating, to stream 0 by default, at retention hour 0.

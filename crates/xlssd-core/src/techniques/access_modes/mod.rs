@@ -293,8 +293,17 @@ fn build(ctx: &super::BuildCtx, adaptive: bool) -> Result<Box<dyn Technique>> {
 const HOOKS: &[Hook] = &[Hook::Placement, Hook::ProgramMode];
 const SERVICE_KEYS: &[&str] = &["standard", "enhanced", "reduced"];
 
+/// A stream per service.
+const STREAMS: u32 = SERVICES.len() as u32;
+
+/// Cleaning copies each page into its service's stream, so a victim holding pages of every
+/// service may need a block for each before its erase gives one back: the free blocks kept
+/// for cleaning are one per service.
+const GC_RESERVE: fn(&serde_json::Value) -> u32 = |_| SERVICES.len() as u32;
+
 pub const ACCESS_MODES: SchemeInfo = SchemeInfo {
-    streams: 3,
+    streams: STREAMS,
+    gc_reserve: GC_RESERVE,
     ..super::table_scheme(
         "access-modes",
         "seed 001's access modes as storage services: standard/enhanced/reduced partitions, each an ISPP algorithm with a BCH t adapted to every page's wear for its UBER",
@@ -306,7 +315,8 @@ pub const ACCESS_MODES: SchemeInfo = SchemeInfo {
 };
 
 pub const FIXED_T: SchemeInfo = SchemeInfo {
-    streams: 3,
+    streams: STREAMS,
+    gc_reserve: GC_RESERVE,
     ..super::table_scheme(
         "fixed-t",
         "seed 001's non-adaptive baseline: the services' partitions and algorithms with one BCH t (fixed_t) for every page",

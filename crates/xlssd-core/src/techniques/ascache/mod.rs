@@ -155,7 +155,7 @@ impl Placement for CacheScheme {
         let privileged = ctx.default.privileged;
         for level in self.levels_for(wanted) {
             let stream = stream_of(level);
-            if ctx.blocks.room_in_active(plane, stream) > 0 {
+            if ctx.blocks.room_for(plane, stream, privileged) > 0 {
                 return Target { stream, privileged };
             }
             let free = ctx.blocks.free_list(plane).iter().position(|&b| self.groups.level(b) == level);

@@ -53,7 +53,9 @@ pub enum Variant {
 }
 
 /// Per logical page read hotness: two 4-bit counters in a byte (level 1 low, level 2
-/// high), or an exact count.
+/// high), or an exact count. Pages of the mapping table (numbered after the logical pages,
+/// when a cached mapping table keeps them on flash) have none: only host reads count, and
+/// they are cold to a reclaim's copy order.
 enum Hotness {
     TwoLevel(Vec<u8>),
     Exact(Vec<u32>),
@@ -63,40 +65,51 @@ impl Hotness {
     fn read(&mut self, lpn: u32) {
         match self {
             Hotness::TwoLevel(v) => {
-                let c = &mut v[lpn as usize];
-                if *c & 0x0f < 15 {
-                    *c += 1;
+                if let Some(c) = v.get_mut(lpn as usize) {
+                    if *c & 0x0f < 15 {
+                        *c += 1;
+                    }
                 }
             }
-            Hotness::Exact(v) => v[lpn as usize] = v[lpn as usize].saturating_add(1),
+            Hotness::Exact(v) => {
+                if let Some(c) = v.get_mut(lpn as usize) {
+                    *c = c.saturating_add(1);
+                }
+            }
         }
     }
 
     /// Level 2 gains one for a saturated level 1, and level 1 starts again.
     fn sample(&mut self, lpn: u32) {
         if let Hotness::TwoLevel(v) = self {
-            let c = v[lpn as usize];
-            let (l1, l2) = (c & 0x0f, c >> 4);
-            let l2 = if l1 == 15 { (l2 + 1).min(15) } else { l2 };
-            v[lpn as usize] = l2 << 4;
+            if let Some(c) = v.get_mut(lpn as usize) {
+                let (l1, l2) = (*c & 0x0f, *c >> 4);
+                let l2 = if l1 == 15 { (l2 + 1).min(15) } else { l2 };
+                *c = l2 << 4;
+            }
         }
     }
 
     /// Orders pages hottest first: level 2, then level 1; or the exact count.
     fn key(&self, lpn: u32) -> u32 {
         match self {
-            Hotness::TwoLevel(v) => {
-                let c = v[lpn as usize];
-                ((c >> 4) as u32) << 4 | (c & 0x0f) as u32
-            }
-            Hotness::Exact(v) => v[lpn as usize],
+            Hotness::TwoLevel(v) => v.get(lpn as usize).map_or(0, |&c| ((c >> 4) as u32) << 4 | (c & 0x0f) as u32),
+            Hotness::Exact(v) => v.get(lpn as usize).copied().unwrap_or(0),
         }
     }
 
     fn reset(&mut self, lpn: u32) {
         match self {
-            Hotness::TwoLevel(v) => v[lpn as usize] = 0,
-            Hotness::Exact(v) => v[lpn as usize] = 0,
+            Hotness::TwoLevel(v) => {
+                if let Some(c) = v.get_mut(lpn as usize) {
+                    *c = 0;
+                }
+            }
+            Hotness::Exact(v) => {
+                if let Some(c) = v.get_mut(lpn as usize) {
+                    *c = 0;
+                }
+            }
         }
     }
 }

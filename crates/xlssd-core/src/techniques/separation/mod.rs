@@ -335,11 +335,14 @@ impl Placement for Separator {
         }
     }
 
-    fn target(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, _plane: u32) -> Target {
+    fn target(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, plane: u32) -> Target {
         if kind == WriteKind::Mapping || lpn as u64 >= self.logical_pages {
             return ctx.default;
         }
-        Target { stream: self.stream_for(lpn).0, privileged: ctx.default.privileged }
+        let want = Target { stream: self.stream_for(lpn).0, privileged: ctx.default.privileged };
+        // A copy whose stream has no room takes another of the scheme's streams rather than
+        // leave its victim unerasable.
+        ctx.stream_with_room(plane, want, 0..self.streams())
     }
 
     fn placed(&mut self, ctx: &mut PlaceCtx, _lpn: u32, kind: WriteKind, ppn: Ppn, stream: u32) {
