@@ -428,12 +428,7 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
 }
 
 fn fixed(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5c4e_3e5),
-        ..ProptestConfig::default()
-    }
+    common::fixed_cases(cases, 0x5c4e_3e5)
 }
 
 proptest! {
@@ -445,7 +440,7 @@ proptest! {
     }
 }
 
-/// More cases with fresh random seeds (`-- --ignored` to run; about a minute).
+/// More cases with fresh random seeds (`-- --ignored` to run; about 20 seconds).
 #[test]
 #[ignore = "long: 2,000 random cases"]
 fn many_random_scheme_cases() {

@@ -500,15 +500,10 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A fixed seed keeps the default run reproducible; `many_random_light_cases` draws new
+/// cases each time.
 fn fixed(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        // A fixed seed keeps the default run reproducible; `many_random_light_cases` draws
-        // new cases each time.
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0f_55d),
-        ..ProptestConfig::default()
-    }
+    common::fixed_cases(cases, 0x5eed_0f_55d)
 }
 
 proptest! {

@@ -180,19 +180,10 @@ impl Simulator<'_> {
         s.end
     }
 
-    /// Sends the SSD a request of the cache layer's; returns its id.
-    fn ssd_request(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request) -> u32 {
-        self.ssd_request_of(op, lba, sectors, parent, like, None)
-    }
-
-    /// A read the cache layer sends to the SSD for disk page `page`. The page is on record
-    /// before the read is issued: a read the SSD serves from its DRAM at once (no DRAM
-    /// latency, no host link) finishes within the issue.
-    fn ssd_read_of(&mut self, lba: u64, sectors: u64, parent: u32, like: &Request, page: u64) {
-        self.ssd_request_of(Op::Read, lba, sectors, parent, like, Some(page));
-    }
-
-    fn ssd_request_of(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request, page: Option<u64>) -> u32 {
+    /// Sends the SSD a request of the cache layer's; a read of disk page `reading` has the
+    /// page on record before it is issued, as a read the SSD serves from its DRAM at once
+    /// (no DRAM latency, no host link) finishes within the issue.
+    fn ssd_request(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request, reading: Option<u64>) {
         let r = Request {
             arrival_ns: 0,
             lba,
@@ -204,11 +195,10 @@ impl Simulator<'_> {
             tolerance: like.tolerance,
         };
         let id = self.new_request(&r, lba, 0, parent);
-        if let Some(page) = page {
+        if let Some(page) = reading {
             self.layer().reading.insert(id, page);
         }
         self.issue(id, &r, lba, 0);
-        id
     }
 
     /// One more part of request `id` to wait for.
@@ -257,7 +247,7 @@ impl Simulator<'_> {
                 } else {
                     layer.stats.hits += 1;
                     let (offset, sectors) = self.touched(page, lba, end);
-                    self.ssd_read_of(slot as u64 * spp + offset, sectors, id, r, page);
+                    self.ssd_request(Op::Read, slot as u64 * spp + offset, sectors, id, r, Some(page));
                 }
                 if let Some(start) = run.take() {
                     self.read_missing(id, start, page, bypass, r.tolerance);
@@ -319,7 +309,7 @@ impl Simulator<'_> {
                     handle: None,
                     tolerance,
                 };
-                self.ssd_request(Op::Write, slot as u64 * spp, spp, origin::FILL, &like);
+                self.ssd_request(Op::Write, slot as u64 * spp, spp, origin::FILL, &like, None);
             }
             // A later fill of the slot owns it now; its own event comes.
             Some(_) => {}
@@ -352,7 +342,7 @@ impl Simulator<'_> {
             handle: None,
             tolerance: 0.0,
         };
-        self.ssd_read_of(e.slot as u64 * spp, spp, origin::WRITE_BACK, &like, e.page);
+        self.ssd_request(Op::Read, e.slot as u64 * spp, spp, origin::WRITE_BACK, &like, Some(e.page));
     }
 
     fn cached_write(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {
@@ -374,7 +364,7 @@ impl Simulator<'_> {
                         self.evict(e);
                     }
                     self.add_part(id);
-                    self.ssd_request(Op::Write, slot as u64 * spp + offset, sectors, id, r);
+                    self.ssd_request(Op::Write, slot as u64 * spp + offset, sectors, id, r, None);
                     if to_disk {
                         self.write_disk(id, page * spp + offset, sectors);
                     }

@@ -274,24 +274,20 @@ impl BlockManager {
     }
 
     /// [`Self::room_in_active`] that a write of `privileged` standing may take now.
-    #[inline]
+    #[inline(always)]
     pub fn room_for(&self, plane: u32, stream: u32, privileged: bool) -> u32 {
         let slot = (plane * self.streams + stream) as usize;
-        if self.active_open_to(plane, slot, privileged) {
-            self.room_in_active(plane, stream)
-        } else {
-            0
+        match self.active[slot] {
+            NO_BLOCK => 0,
+            _ if !self.active_open_to(plane, slot, privileged) => 0,
+            b => self.geo.pages_per_block - self.write_ptr[b as usize],
         }
     }
 
     /// Whether `stream` could get a page in `plane` now.
     #[inline(always)]
     pub fn can_allocate(&self, plane: u32, stream: u32, privileged: bool) -> bool {
-        let slot = (plane * self.streams + stream) as usize;
-        let b = self.active[slot];
-        let room = b != NO_BLOCK && self.write_ptr[b as usize] < self.geo.pages_per_block;
-        (room && self.active_open_to(plane, slot, privileged))
-            || self.free_count(plane) > if privileged { 0 } else { self.gc_reserve }
+        self.room_for(plane, stream, privileged) > 0 || self.free_count(plane) > if privileged { 0 } else { self.gc_reserve }
     }
 
     /// Hands out the next page of `stream`'s active block in `plane` (the first of the next

@@ -6,6 +6,17 @@ pub mod guarded;
 use xlssd_core::host::{Op, Request, RequestSource};
 use xlssd_core::{Config, Report, RunOptions, Simulator};
 
+/// `cases` proptest cases drawn from the fixed `seed`, nothing persisted: a property test
+/// that `make test` runs the same way every time (the `--ignored` searches draw fresh ones).
+pub fn fixed_cases(cases: u32, seed: u64) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+        ..proptest::test_runner::Config::default()
+    }
+}
+
 /// Requests from a vector, optionally closed-loop.
 pub struct VecSource {
     reqs: std::vec::IntoIter<Request>,
