@@ -184,6 +184,10 @@ CASES = [
     spec_case("sweep-baseline-integer", "baseline = 5\n" + SPEC, r"s.toml:1: `baseline`: expected a string"),
     spec_case("sweep-grid-integer", "grid = 5\n" + SPEC, r"s.toml:1: `grid`: expected a table"),
     spec_case("sweep-points-table", SPEC + "[points]\na = 1\n", r"s.toml:4: `points`: expected an array of tables"),
+    # A scheme's needs are part of the config: refused with the spec, before any point runs.
+    spec_case("sweep-scheme-needs-a-physics-model",
+              SPEC + '[schemes]\nplain = {}\ncache = { "scheme.name" = "ascache", "ftl.overprovisioning" = 0.25 }\n',
+              r"s.toml:6: \[schemes\] cache: config key `physics.model`: scheme `ascache` measures blocks' RBER"),
     spec_case("sweep-set-array", "set = [1]\n" + SPEC, r"s.toml:1: `set`: expected a table"),
     spec_case("sweep-workload-integer", SPEC + "v = 5\n", r"s.toml:2: `workloads`: v: expected a workload spec string"),
     spec_case("sweep-trace-integer", SPEC + "t = { trace = 5 }\n", r"s.toml:4: \[workloads\] t: trace: expected a path, not int 5"),

@@ -193,6 +193,21 @@ impl Config {
                 ),
             });
         }
+        if self.mapping.unit_pages(self.geometry.page_size) > 1 {
+            // Units of several pages are placed, programmed and moved whole; a scheme that
+            // places, programs or orders single pages cannot take them.
+            if let Some(h) = [Hook::Placement, Hook::ProgramMode, Hook::Cleaning].into_iter().find(|&h| hooks.has(h)) {
+                return Err(Error::Config {
+                    key: "mapping.unit_bytes".into(),
+                    message: format!(
+                        "value {}: scheme `{}` overrides the {} hook, which handles single pages; use a unit of one page",
+                        self.mapping.unit_bytes,
+                        by(h),
+                        h.name()
+                    ),
+                });
+            }
+        }
         if hooks.has(Hook::FreeBlocks) && self.wl != WlConfig::default() {
             return Err(Error::Config {
                 key: "wl".into(),
@@ -259,7 +274,9 @@ impl Config {
         self.validate_backing()?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
-        self.validate_capacity()
+        self.validate_capacity()?;
+        // Last: what a scheme asks of the sections checked above.
+        self.scheme.check_needs(self)
     }
 
     fn validate_backing(&self) -> Result<()> {

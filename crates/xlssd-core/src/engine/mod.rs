@@ -396,20 +396,7 @@ impl<'s> Simulator<'s> {
         };
         let (mut scheme, hooks) = crate::techniques::build(cfg, &geo, logical_pages)?;
         if cap.unit_pages > 1 {
-            // Units of several pages are placed, programmed and moved whole; a scheme that
-            // places, programs or orders single pages cannot take them.
-            use crate::techniques::Hook;
-            if let Some(h) = [Hook::Placement, Hook::ProgramMode, Hook::Cleaning].into_iter().find(|&h| hooks.has(h)) {
-                return Err(Error::Config {
-                    key: "mapping.unit_bytes".into(),
-                    message: format!(
-                        "value {}: scheme `{}` overrides the {} hook, which handles single pages; use a unit of one page",
-                        cfg.mapping.unit_bytes,
-                        cfg.scheme.name,
-                        h.name()
-                    ),
-                });
-            }
+            // Config::validate refused a scheme that handles single pages.
             blocks.set_unit_pages(cap.unit_pages);
         }
         let wl: Box<dyn WearLeveler> = match scheme.wear_leveler() {

@@ -31,5 +31,6 @@ pub const BASELINE: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |_| Ok(Box::new(Baseline)),
 };

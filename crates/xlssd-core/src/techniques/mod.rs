@@ -52,6 +52,10 @@ pub struct SchemeInfo {
     /// threshold to them), given its table; 0 for the engine's own single block. The space
     /// check counts them, so that a device too small for them is refused before the run.
     pub gc_reserve: fn(&serde_json::Value) -> u32,
+    /// What it asks of the rest of the configuration (a physics model, a decoder, a mapping
+    /// unit), given its table resolved: checked with the configuration
+    /// ([`Config::validate`]), so that a sweep refuses a point before any of its runs starts.
+    pub needs: fn(&Config, &serde_json::Value) -> Result<()>,
     pub build: fn(&BuildCtx) -> Result<Box<dyn Technique>>,
 }
 
@@ -134,6 +138,7 @@ pub(crate) const fn table_scheme(
         uses_gc_policy: false,
         extra_streams: no_extra_streams,
         gc_reserve: no_extra_streams,
+        needs: no_needs,
         build,
     }
 }
@@ -141,6 +146,16 @@ pub(crate) const fn table_scheme(
 /// For a scheme whose streams do not depend on its table.
 pub fn no_extra_streams(_table: &serde_json::Value) -> u32 {
     0
+}
+
+/// For a scheme that works with any configuration the engine accepts.
+pub fn no_needs(_cfg: &Config, _table: &serde_json::Value) -> Result<()> {
+    Ok(())
+}
+
+/// The error of a scheme's need: the key to change, and what the scheme does with it.
+pub(crate) fn need(cfg: &Config, key: &str, message: impl std::fmt::Display) -> Error {
+    Error::Config { key: key.into(), message: format!("scheme `{}` {message}", cfg.scheme.name) }
 }
 
 /// Looks a scheme up by name.
@@ -286,6 +301,17 @@ impl SchemeConfig {
         Ok(SchemeConfig { name: self.name.clone(), tables })
     }
 
+    /// Whether the rest of `cfg` gives each scheme what it needs (its `needs`).
+    pub fn check_needs(&self, cfg: &Config) -> Result<()> {
+        let resolved = self.resolved()?;
+        let empty = serde_json::Value::Object(Default::default());
+        for part in resolved.parts()? {
+            let table = part.table.and_then(|t| resolved.tables.get(t)).unwrap_or(&empty);
+            (part.needs)(cfg, table)?;
+        }
+        Ok(())
+    }
+
     /// The hooks the schemes override.
     pub fn hooks(&self) -> Result<HookSet> {
         Ok(HookSet(self.parts()?.iter().fold(0, |acc, p| acc | HookSet::of(p.hooks).0)))
@@ -367,6 +393,60 @@ mod tests {
 
     fn message(toml: &str) -> String {
         parse(toml).unwrap_err().to_string()
+    }
+
+    /// A scheme's unmet need is refused with the configuration, naming the key to change;
+    /// the same config with its needs met reads.
+    #[test]
+    fn a_scheme_s_needs_are_checked_with_the_config() {
+        const ROOM: &str = "[ftl]\noverprovisioning = 0.25\n";
+        const POWER_LAW: &str = "[physics]\nmodel = \"power-law\"\n";
+        let cases: [(&str, &str, &str, &str); 8] = [
+            // Units of several pages are placed whole: no scheme that places pages takes them.
+            ("approxftl", "[mapping]\nunit_bytes = 16384\n", "mapping.unit_bytes", ""),
+            (
+                "ascache",
+                "[ecc]\nscheme = \"ldpc\"\n",
+                "physics.model",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"ldpc\"\n",
+            ),
+            ("ssd-cache", POWER_LAW, "ecc.scheme", "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"ldpc\"\n"),
+            (
+                "ascache",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"ldpc\"\n[ecc.ldpc]\nsoft_levels = 3\n",
+                "ecc.ldpc.soft_levels",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"ldpc\"\n",
+            ),
+            (
+                "rif",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"ldpc\"\n",
+                "scheme.name",
+                "[physics]\nmodel = \"power-law\"\n[physics.read_retry]\nenabled = true\n[ecc]\nscheme = \"ldpc\"\n",
+            ),
+            ("redftl", "[mapping]\nunit_bytes = 16384\n", "mapping.unit_bytes", ""),
+            ("access-modes", POWER_LAW, "ecc.scheme", "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"bch\"\n"),
+            (
+                "fixed-t",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"bch\"\n[scheme.access_modes]\nfixed_t = 120\n",
+                "scheme.access_modes.fixed_t",
+                "[physics]\nmodel = \"power-law\"\n[ecc]\nscheme = \"bch\"\n[scheme.access_modes]\nfixed_t = 60\n",
+            ),
+        ];
+        for (scheme, rest, key, mended) in cases {
+            let head = format!("[scheme]\nname = \"{scheme}\"\n{ROOM}");
+            match parse(&format!("{head}{rest}")) {
+                Err(Error::Config { key: got, message }) => {
+                    assert_eq!(got, key, "{scheme}: {message}");
+                    // A scheme's own key needs no naming of the scheme.
+                    assert!(message.contains(scheme) || key.starts_with("scheme."), "{scheme}: {message}");
+                }
+                Err(e) => panic!("{scheme} with {rest:?}: expected a refusal at `{key}`, got {e}"),
+                Ok(_) => panic!("{scheme} with {rest:?}: expected a refusal at `{key}`, but it reads"),
+            }
+            if let Err(e) = parse(&format!("{head}{mended}")) {
+                panic!("{scheme} with {mended:?} is refused: {e}");
+            }
+        }
     }
 
     #[test]

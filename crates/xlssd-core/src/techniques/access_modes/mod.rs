@@ -242,26 +242,6 @@ impl Technique for AccessModes {
 fn build(ctx: &super::BuildCtx, adaptive: bool) -> Result<Box<dyn Technique>> {
     let cfg: AccessModesConfig = super::table_config(ctx, TABLE_NAME)?;
     let c = ctx.cfg;
-    let needs =
-        |key: &str, message: String| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
-    if c.ecc.scheme != crate::config::EccScheme::Bch {
-        return Err(needs("ecc.scheme", "sizes each page's BCH code: set ecc.scheme = \"bch\"".into()));
-    }
-    if c.physics.model == crate::physics::ModelKind::None {
-        return Err(needs(
-            "physics.model",
-            "programs pages with ISPP algorithms whose errors a physics model gives: choose one (physics.model)".into(),
-        ));
-    }
-    if !adaptive && cfg.fixed_t > c.ecc.bch.t_max {
-        return Err(Error::Config {
-            key: format!("scheme.{TABLE_NAME}.fixed_t"),
-            message: format!(
-                "value {} is above ecc.bch.t_max ({}), the largest t the decoder implements",
-                cfg.fixed_t, c.ecc.bch.t_max
-            ),
-        });
-    }
     let services = cfg.services();
     let bounds = partition(services.map(|s| s.share), ctx.logical_pages);
     let report = AccessModesReport {
@@ -301,9 +281,33 @@ const STREAMS: u32 = SERVICES.len() as u32;
 /// for cleaning are one per service.
 const GC_RESERVE: fn(&serde_json::Value) -> u32 = |_| SERVICES.len() as u32;
 
+/// A BCH decoder sizes the codes and a physics model gives the errors they correct; a
+/// fixed t must be one the decoder implements.
+fn needs(c: &crate::config::Config, table: &serde_json::Value) -> Result<()> {
+    if c.ecc.scheme != crate::config::EccScheme::Bch {
+        return Err(super::need(c, "ecc.scheme", "sizes each page's BCH code: set ecc.scheme = \"bch\""));
+    }
+    if c.physics.model == crate::physics::ModelKind::None {
+        return Err(super::need(
+            c,
+            "physics.model",
+            "programs pages with ISPP algorithms whose errors a physics model gives: choose one (physics.model)",
+        ));
+    }
+    let fixed_t = table.get("fixed_t").and_then(serde_json::Value::as_u64);
+    if let Some(t) = fixed_t.filter(|&t| t > c.ecc.bch.t_max as u64) {
+        return Err(Error::Config {
+            key: format!("scheme.{TABLE_NAME}.fixed_t"),
+            message: format!("value {t} is above ecc.bch.t_max ({}), the largest t the decoder implements", c.ecc.bch.t_max),
+        });
+    }
+    Ok(())
+}
+
 pub const ACCESS_MODES: SchemeInfo = SchemeInfo {
     streams: STREAMS,
     gc_reserve: GC_RESERVE,
+    needs,
     ..super::table_scheme(
         "access-modes",
         "seed 001's access modes as storage services: standard/enhanced/reduced partitions, each an ISPP algorithm with a BCH t adapted to every page's wear for its UBER",
@@ -317,6 +321,7 @@ pub const ACCESS_MODES: SchemeInfo = SchemeInfo {
 pub const FIXED_T: SchemeInfo = SchemeInfo {
     streams: STREAMS,
     gc_reserve: GC_RESERVE,
+    needs,
     ..super::table_scheme(
         "fixed-t",
         "seed 001's non-adaptive baseline: the services' partitions and algorithms with one BCH t (fixed_t) for every page",

@@ -45,6 +45,7 @@ pub const DELTA_B: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |ctx| build(ctx, Variant::DeltaB),
 };
 
@@ -58,6 +59,7 @@ pub const VTH_B: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: |_| 2,
+    needs: super::no_needs,
     build: |ctx| build(ctx, Variant::VthB),
 };
 
@@ -85,6 +87,7 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: |_| BlockKind::ALL.len() as u32,
+    needs: super::no_needs,
     build: |ctx| build(ctx, Variant::Approxftl),
 };
 

@@ -29,7 +29,7 @@ use self::levels::{after_gc, after_idle_read, Groups, Thresholds, LEVELS, SOFT_L
 use self::report::AscacheReport;
 use super::hooks::*;
 use super::{SchemeInfo, TableInfo};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ftl::blocks::{BlockManager, FreeBlockPicker};
 use crate::nand::Ppn;
 use crate::sim::Time;
@@ -304,17 +304,6 @@ impl Technique for CacheScheme {
 fn build(ctx: &super::BuildCtx, approximate: bool) -> Result<Box<dyn Technique>> {
     let cfg: AscacheConfig = super::table_config(ctx, TABLE_NAME)?;
     let c = ctx.cfg;
-    let needs =
-        |key: &str, message: &str| Error::Config { key: key.into(), message: format!("scheme `{}` {message}", c.scheme.name) };
-    if c.physics.model == crate::physics::ModelKind::None {
-        return Err(needs("physics.model", "measures blocks' RBER: choose a physics model (physics.model)"));
-    }
-    if c.ecc.scheme != crate::config::EccScheme::Ldpc {
-        return Err(needs("ecc.scheme", "groups blocks by the stages of the LDPC flow: set ecc.scheme = \"ldpc\""));
-    }
-    if c.ecc.ldpc.soft_levels != SOFT_LEVELS {
-        return Err(needs("ecc.ldpc.soft_levels", &format!("has eight reliability levels, for an LDPC flow of {SOFT_LEVELS} soft levels (seed 002 Fig. 2a): set it to {SOFT_LEVELS}")));
-    }
     let blocks = ctx.geo.blocks;
     let report = AscacheReport {
         scheme: c.scheme.name.clone(),
@@ -339,8 +328,23 @@ fn build(ctx: &super::BuildCtx, approximate: bool) -> Result<Box<dyn Technique>>
 const HOOKS: &[Hook] = &[Hook::Placement, Hook::Erase, Hook::Background];
 const AP_HOOKS: &[Hook] = &[Hook::Placement, Hook::ReadRetry, Hook::Erase, Hook::Background];
 
+/// Block levels are the LDPC flow's stages, found from the RBER a physics model gives.
+fn needs(c: &crate::config::Config, _table: &serde_json::Value) -> Result<()> {
+    if c.physics.model == crate::physics::ModelKind::None {
+        return Err(super::need(c, "physics.model", "measures blocks' RBER: choose a physics model (physics.model)"));
+    }
+    if c.ecc.scheme != crate::config::EccScheme::Ldpc {
+        return Err(super::need(c, "ecc.scheme", "groups blocks by the stages of the LDPC flow: set ecc.scheme = \"ldpc\""));
+    }
+    if c.ecc.ldpc.soft_levels != SOFT_LEVELS {
+        return Err(super::need(c, "ecc.ldpc.soft_levels", format!("has eight reliability levels, for an LDPC flow of {SOFT_LEVELS} soft levels (seed 002 Fig. 2a): set it to {SOFT_LEVELS}")));
+    }
+    Ok(())
+}
+
 pub const SSD_CACHE: SchemeInfo = SchemeInfo {
     streams: LEVELS as u32,
+    needs,
     ..super::table_scheme(
         "ssd-cache",
         "seed 002's traditional SSD cache: blocks grouped by tracked RBER, writes to the most reliable level, every read decoded level by level (a failure is a read-error miss)",
@@ -353,6 +357,7 @@ pub const SSD_CACHE: SchemeInfo = SchemeInfo {
 
 pub const ASCACHE: SchemeInfo = SchemeInfo {
     streams: LEVELS as u32,
+    needs,
     ..super::table_scheme(
         "ascache",
         "seed 002's ASCache: ssd-cache plus AP_WRITE by the tolerated level and AP_READ returning raw data its reader tolerates",

@@ -39,6 +39,7 @@ pub const READ_RECLAIM: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |ctx| Ok(Box::new(ReadReclaim::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
 };
 
@@ -61,15 +62,13 @@ pub const REDFTL: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
-    build: |ctx| {
-        if ctx.cfg.mapping.unit_pages(ctx.geo.page_size) != 1 {
-            return Err(crate::error::Error::Config {
-                key: "mapping.unit_bytes".into(),
-                message: format!("scheme `{}` replicates single pages: the mapping unit must be one page", ctx.cfg.scheme.name),
-            });
+    needs: |cfg, _| {
+        if cfg.mapping.unit_pages(cfg.geometry.page_size) != 1 {
+            return Err(super::need(cfg, "mapping.unit_bytes", "replicates single pages: the mapping unit must be one page"));
         }
-        Ok(Box::new(RedFtl::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?)))
+        Ok(())
     },
+    build: |ctx| Ok(Box::new(RedFtl::new(&ctx.cfg.scheme.name, ctx.geo, &super::table_config(ctx, TABLE_NAME)?))),
 };
 
 pub const RRB: SchemeInfo = SchemeInfo {
@@ -82,6 +81,7 @@ pub const RRB: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |ctx| read_resistant(ctx, Variant::Rrb),
 };
 
@@ -106,6 +106,7 @@ pub const REDFTL_PLUS: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |ctx| read_resistant(ctx, Variant::Plus),
 };
 
@@ -119,6 +120,7 @@ pub const REDFTL_PLUSPLUS: SchemeInfo = SchemeInfo {
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
     gc_reserve: super::no_extra_streams,
+    needs: super::no_needs,
     build: |ctx| read_resistant(ctx, Variant::PlusPlus),
 };
 

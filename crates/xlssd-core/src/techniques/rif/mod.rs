@@ -154,15 +154,6 @@ impl Technique for ReadRetryScheme {
 
 fn build(ctx: &super::BuildCtx, start: Start, in_die: bool) -> Result<Box<dyn Technique>> {
     let cfg: RifConfig = super::table_config(ctx, TABLE_NAME)?;
-    if !ctx.cfg.physics.read_retry.enabled {
-        return Err(crate::error::Error::Config {
-            key: "scheme.name".into(),
-            message: format!(
-                "`{}` decides where read-retry attempts read: it needs physics.read_retry.enabled = true",
-                ctx.cfg.scheme.name
-            ),
-        });
-    }
     Ok(Box::new(ReadRetryScheme::new(&ctx.cfg.scheme.name, start, in_die, cfg)))
 }
 
@@ -173,7 +164,21 @@ const fn scheme(
     keys: &'static [&'static str],
     build: fn(&super::BuildCtx) -> Result<Box<dyn Technique>>,
 ) -> SchemeInfo {
-    super::table_scheme(name, description, hooks, TABLE_NAME, keys, build)
+    SchemeInfo { needs: retry_model, ..super::table_scheme(name, description, hooks, TABLE_NAME, keys, build) }
+}
+
+/// Every read-retry scheme walks the retry-table model's attempts.
+fn retry_model(cfg: &crate::config::Config, _table: &serde_json::Value) -> Result<()> {
+    if cfg.physics.read_retry.enabled {
+        return Ok(());
+    }
+    Err(crate::error::Error::Config {
+        key: "scheme.name".into(),
+        message: format!(
+            "`{}` decides where read-retry attempts read: it needs physics.read_retry.enabled = true",
+            cfg.scheme.name
+        ),
+    })
 }
 
 pub const RETRY: SchemeInfo = scheme(

@@ -61,6 +61,7 @@ pub const HASH: SchemeInfo = SchemeInfo {
     uses_gc_policy: true,
     extra_streams: super::no_extra_streams,
     gc_reserve: |_| 2,
+    needs: super::no_needs,
     build: |ctx| {
         build(ctx, |c| Variant::Hash(HotHash::new(c.hash_counters, c.hash_functions, c.hash_hot_threshold, c.hash_decay_writes)))
     },
@@ -76,6 +77,7 @@ pub const PDS: SchemeInfo = SchemeInfo {
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
     gc_reserve: |t| 1 + table(t).max_groups,
+    needs: super::no_needs,
     build: |ctx| build(ctx, |c| Variant::Pds(Grouping::new(c.update_threshold))),
 };
 
@@ -89,6 +91,7 @@ pub const IDS: SchemeInfo = SchemeInfo {
     uses_gc_policy: true,
     extra_streams: |t| table(t).max_groups,
     gc_reserve: |t| 2 + table(t).max_groups,
+    needs: super::no_needs,
     build: |ctx| build(ctx, |c| Variant::Ids(Box::new(Ids::new(c)))),
 };
 
@@ -103,6 +106,7 @@ pub const ORA: SchemeInfo = SchemeInfo {
     uses_gc_policy: true,
     extra_streams: |t| table(t).ora_buckets,
     gc_reserve: |t| 1 + table(t).ora_buckets,
+    needs: super::no_needs,
     build: |ctx| build(ctx, |_| Variant::Ora(Oracle::default())),
 };
 
