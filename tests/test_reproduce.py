@@ -285,3 +285,36 @@ def test_the_headline_leads_with_simulated_rows():
     assert headline([given, comp, sim]) == ("simulated: 0 of 1 within tolerance of the paper; "
                                             "computed: 1 of 1 within tolerance; input: 1 of 1 within tolerance")
     assert headline([comp]).startswith("simulated: no rows; computed: 1 of 1")
+
+
+def test_a_missing_real_trace_is_named_with_the_folder_looked_in(tmp_path, monkeypatch):
+    from xlssd.reproduce import shared_traces
+    from xlssd.reproduce.experiment import Claim, Experiment, run_experiment
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "here.trace").write_text("1000 0 0 8 1\n2000 0 8 8 0\n")
+    monkeypatch.setenv(shared_traces.ENV, str(traces))
+    assert shared_traces.find("here") == traces / "here.trace" and shared_traces.find("gone") is None
+
+    def workloads(_out, _quick):
+        found = {name: {"trace": str(p), "format": "mqsim"} for name in ("here", "gone")
+                 if (p := shared_traces.find(name)) is not None}
+        return {"w": "n=20", **found}
+
+    exp = Experiment("e", "d", paper="p", preset="tiny", schemes={"baseline": {}}, baseline="baseline",
+                     workloads={}, metrics=[], claims=[Claim("Eq. 1", "formula", 1.0, compute=lambda: 1.0)],
+                     prepare=workloads, real_traces=("here", "gone"), quick={"real_traces": ()})
+    out = tmp_path / "full"
+    run_experiment(exp, out, quiet=True)
+    text = (out / "comparison.txt").read_text()
+    assert f"real traces not found in {traces}: gone; the points on them were left out" in text, text
+    assert "XLSSD_TRACES" in text
+    meta = json.loads((out / "experiment.json").read_text())
+    assert meta["experiment"]["missed_traces"] == ["gone"]
+    assert {p["workload_name"] for p in meta["points"]} == {"w", "here"}
+    # The quick run names none: nothing is said to be missing.
+    quick_out = tmp_path / "quick"
+    run_experiment(exp, quick_out, quick=True, quiet=True)
+    assert "real traces not found" not in (quick_out / "comparison.txt").read_text()
+    assert "missed_traces" not in json.loads((quick_out / "experiment.json").read_text())["experiment"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from experiments_helpers import comparison_rows, parquet_rows, quick_reproduction
 
-from xlssd.reproduce import REGISTRY, redftl
+from xlssd.reproduce import REGISTRY, redftl, shared_traces
 from xlssd.reproduce import redftl_workloads as wl
 from xlssd.reproduce.experiment import Claim, Experiment, _matches
 from xlssd.report import Report
@@ -183,7 +183,7 @@ def test_quick_run_prints_every_claim_beside_the_seed(quick):
     assert p.returncode == 0, p.stderr
     c = _comparison(out)
     # The real excerpt's claims need the shared traces beside the checkout.
-    real = redftl.REAL_WEBSEARCH.is_file()
+    real = (shared_traces.folder() / f"{redftl.REAL_WEBSEARCH}.trace").is_file()
     assert list(c) == [cl.label for cl in redftl.EXPERIMENT.claims if real or cl.workload != redftl.REAL_MORE]
     kinds = [v["kind"] for v in c.values()]
     assert kinds.count("computed") == 1 and kinds.count("simulated") == len(kinds) - 1

@@ -41,6 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from xlssd.reproduce import shared_traces
 from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant
 
 NAME = "aero"
@@ -79,7 +80,6 @@ ALIBABA = (
 STAND_INS = MSRC + ALIBABA
 MAIN_NAMES = tuple(s.name for s in STAND_INS)
 REAL_TRACES = ("tpcc-small", "wsrch-small")
-SHARED_TRACES = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 REQUESTS = 400_000
 GAP_US = 100.0
@@ -105,8 +105,8 @@ def _workloads(quick: bool) -> dict[str, Any]:
     out: dict[str, Any] = {s.name: spec(s, QUICK_REQUESTS if quick else REQUESTS) for s in chosen}
     if not quick:
         for name in REAL_TRACES:
-            path = SHARED_TRACES / f"{name}.trace"
-            if path.is_file():
+            path = shared_traces.find(name)
+            if path is not None:
                 out[name] = {"trace": str(path), "format": "mqsim"}
     return out
 
@@ -334,5 +334,6 @@ EXPERIMENT = Experiment(
     figures=FIGURES,
     grid={"aging.initial_pe": list(PES)},
     variants=_variants(),
-    quick={"workloads": _workloads(True), "grid": {"aging.initial_pe": [2500]}, "set": QUICK_SET},
+    quick={"workloads": _workloads(True), "grid": {"aging.initial_pe": [2500]}, "set": QUICK_SET, "real_traces": ()},
+    real_traces=REAL_TRACES,
 )

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from xlssd.reproduce import approxftl_workloads as wl
+from xlssd.reproduce import shared_traces
 from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant
 
 NAME = "approxftl"
@@ -61,7 +62,6 @@ QUICK_SET = {"geometry.channels": 1}
 
 #: The real traces, used when present beside the repository (MQSim format, no flag).
 REAL_TRACES = ("tpcc-small", "wsrch-small")
-SHARED_TRACES = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 
 @lru_cache(maxsize=None)
@@ -84,8 +84,8 @@ def workloads(out: Path, quick: bool) -> dict[str, Any]:
     for app in wl.APPS:
         found[app.name] = _app_trace(app, folder, n, scale)
     for name in REAL_TRACES:
-        src = SHARED_TRACES / f"{name}.trace"
-        if src.is_file():
+        src = shared_traces.find(name)
+        if src is not None:
             dst = folder / f"{name}-half-approx.trace"
             if not dst.is_file():
                 wl.tag_trace(src, dst)
@@ -339,4 +339,5 @@ EXPERIMENT = Experiment(
     prepare=workloads,
     variants=VARIANTS,
     quick={"set": QUICK_SET},
+    real_traces=REAL_TRACES,
 )

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence, TextIO
 
 from xlssd.atomic import write_text
 from xlssd.config import load_preset
+from xlssd.reproduce import shared_traces
 from xlssd.results import plots
 from xlssd.results.store import Store, ident
 from xlssd.sweep.runner import Outcome, metadata, run_points
@@ -220,7 +221,7 @@ class Experiment:
     #: keys change together); claims and figures pick theirs with `where`.
     points: Sequence[Mapping[str, Any]] = ()
     seeds: Sequence[int] | None = None
-    #: What --quick changes: any of `workloads`, `grid`, `points`, `seeds`, `set` (merged
+    #: What --quick changes: any of `workloads`, `grid`, `points`, `seeds`, `real_traces`, `set` (merged
     #: over `set`) and `schemes` (the same names, other overrides: keys of a technique's
     #: table, which only the schemes that use it may set).
     quick: Mapping[str, Any] = field(default_factory=dict)
@@ -229,6 +230,9 @@ class Experiment:
     #: replace `workloads` (and the quick ones).
     prepare: Callable[[Path, bool], Mapping[str, Any]] | None = None
     variants: Sequence[Variant] = ()
+    #: The real traces (`shared_traces`) some of its workloads run when they are found;
+    #: `quick` may name others (`"real_traces"`).
+    real_traces: Sequence[str] = ()
 
     def spec(self, quick: bool = False, workloads: Mapping[str, Any] | None = None) -> Spec:
         over = dict(self.quick) if quick else {}
@@ -496,6 +500,7 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
         # its claims then have no points.
         if workloads:
             specs.append(exp.variant_spec(v, quick, workloads))
+    missed = shared_traces.missing(exp.quick.get("real_traces", exp.real_traces) if quick else exp.real_traces)
     points = [p for s in specs for p in s.expand()]
     repeated = len(points) - len({p.id for p in points})
     if repeated:
@@ -504,6 +509,8 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     store.prepare()
     info = {"experiment": {"name": exp.name, "description": exp.description, "paper": exp.paper, "quick": quick,
                            "variants": [s.describe() for s in specs[1:]]}}
+    if missed:
+        info["experiment"]["missed_traces"] = missed
     store.write_meta(metadata("reproduction", spec, points, info))
     outcome = run_points(points, store, backend, quiet, title=exp.name)
 
@@ -514,6 +521,8 @@ def run_experiment(exp: Experiment, out: str | Path | None = None, quick: bool =
     if skipped:
         verdict += f" ({skipped} more need the full run)" if quick else f" ({skipped} without points)"
     verdict += "".join("\n" + line for line in group_lines(comparisons))
+    if missed:
+        verdict += "\n" + shared_traces.missed_note(missed)
     write_text(out / f"{COMPARISON_FILE}.txt", table + "\n" + verdict + "\n")
     write_text(out / f"{COMPARISON_FILE}.md", _markdown(comparisons))
     write_text(out / f"{COMPARISON_FILE}.csv", _csv(comparisons))

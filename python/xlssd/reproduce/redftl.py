@@ -30,6 +30,7 @@ from typing import Any
 
 from xlssd.config import load_preset
 from xlssd.reproduce import redftl_workloads as wl
+from xlssd.reproduce import shared_traces
 from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant
 
 NAME = "redftl"
@@ -60,8 +61,8 @@ QUICK_SCHEMES = {
     for name, over in SCHEMES.items()
 }
 
-SHARED_TRACES = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
-REAL_WEBSEARCH = SHARED_TRACES / "wsrch-small.trace"
+#: The real excerpt of the websearch trace (see shared_traces for where it is looked for).
+REAL_WEBSEARCH = "wsrch-small"
 
 
 def ch3_name(t: wl.Trace) -> str:
@@ -107,12 +108,13 @@ def _stand_in(t: wl.Trace, times: int, folder: Path, quick: bool, skew: float | 
 
 
 def _real(folder: Path, quick: bool, passes: int = 1) -> dict[str, Any] | None:
-    if not REAL_WEBSEARCH.is_file():
+    source = shared_traces.find(REAL_WEBSEARCH)
+    if source is None:
         return None
     threads = 1 if quick else REAL_THREADS
     path = folder / f"wsrch-small-threads{threads}-passes{passes}.trace"
     if not path.is_file():
-        wl.replay_by_threads(REAL_WEBSEARCH, path, threads, passes=passes)
+        wl.replay_by_threads(source, path, threads, passes=passes)
     return {"trace": str(path), "format": "mqsim"}
 
 
@@ -372,4 +374,5 @@ EXPERIMENT = Experiment(
     prepare=workloads,
     variants=VARIANTS,
     quick={"set": QUICK_SET, "schemes": QUICK_SCHEMES},
+    real_traces=(REAL_WEBSEARCH,),
 )
