@@ -264,16 +264,8 @@ impl BlockManager {
         self.valid_bits[(ppn / 64) as usize] >> (ppn % 64) & 1 == 1
     }
 
-    /// Pages a plane can still take without opening a block beyond the host's share.
-    #[inline]
-    pub fn room_in_active(&self, plane: u32, stream: u32) -> u32 {
-        match self.active(plane, stream) {
-            NO_BLOCK => 0,
-            b => self.geo.pages_per_block - self.write_ptr[b as usize],
-        }
-    }
-
-    /// [`Self::room_in_active`] that a write of `privileged` standing may take now.
+    /// Pages of `stream`'s active block in `plane` that a write of `privileged` standing may
+    /// take now, without opening another block.
     #[inline(always)]
     pub fn room_for(&self, plane: u32, stream: u32, privileged: bool) -> u32 {
         let slot = (plane * self.streams + stream) as usize;
@@ -518,7 +510,7 @@ mod tests {
         assert_eq!((geo.page_in_block(a), geo.page_in_block(b)), (0, 4));
         assert_eq!(geo.block_of(a), geo.block_of(b));
         // Two units fill the block; the next opens another, at its first page.
-        assert_eq!(m.room_in_active(0, 0), 0);
+        assert_eq!(m.room_for(0, 0, true), 0);
         let c = m.allocate(0, 0, false, &mut First).unwrap();
         assert_ne!(geo.block_of(c), geo.block_of(a));
         assert_eq!(geo.page_in_block(c), 0);

@@ -172,13 +172,7 @@ fn retry_model(cfg: &crate::config::Config, _table: &serde_json::Value) -> Resul
     if cfg.physics.read_retry.enabled {
         return Ok(());
     }
-    Err(crate::error::Error::Config {
-        key: "scheme.name".into(),
-        message: format!(
-            "`{}` decides where read-retry attempts read: it needs physics.read_retry.enabled = true",
-            cfg.scheme.name
-        ),
-    })
+    Err(super::need(cfg, "scheme.name", "decides where read-retry attempts read: it needs physics.read_retry.enabled = true"))
 }
 
 pub const RETRY: SchemeInfo = scheme(
