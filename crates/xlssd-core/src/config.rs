@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 mod finite;
+mod precondition_room;
 pub(crate) mod ranges;
 
+pub use precondition_room::PreconditionLayout;
 pub use ranges::show_f64;
 
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};

@@ -19,27 +19,18 @@ const POLL_EVERY: usize = 4096;
 
 impl Simulator<'_> {
     fn precondition(&mut self, progress: &mut Option<&mut dyn Progress>) -> Result<()> {
-        let pc = &self.cfg.precondition;
-        let used = (pc.occupancy * self.logical_pages as f64).round() as u64;
-        if used == 0 {
+        let layout = self.cfg.precondition_layout();
+        if layout.used == 0 {
             return Ok(());
         }
-        // Data normally leaves the GC threshold's blocks free, as steady cleaning would; a
-        // device filled beyond that (GC always running) uses every block outside the reserve.
-        let cap = self.cfg.capacity();
-        let max_blocks = self.geo.blocks_per_plane - cap.reserved_blocks_per_plane;
-        let per_plane = used.div_ceil(self.geo.planes as u64);
-        let roomy = self.geo.blocks_per_plane - self.gc_threshold_blocks - 1;
-        let fits_roomy = per_plane * self.unit_pages as u64 * 100 <= roomy as u64 * self.geo.pages_per_block as u64 * 95;
-        let data_blocks = if fits_roomy { roomy } else { max_blocks.max(1) };
         let geo = self.geo.clone();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));
         precondition(
             &mut self.blocks,
             &mut self.map,
-            used,
-            pc.steady_state,
-            data_blocks,
+            layout.used,
+            self.cfg.precondition.steady_state,
+            layout.data_blocks,
             |lpn| geo.cwdp_plane(lpn),
             &mut rng,
             &mut |done, total| progress.as_mut().is_none_or(|p| p.setting_up("preconditioning", done, total)),
