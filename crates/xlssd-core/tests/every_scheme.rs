@@ -69,6 +69,8 @@ struct Knobs {
     backing_policy: &'static str,
     /// Requests start anywhere, not on a page, and cover any number of sectors.
     unaligned: bool,
+    /// Bytes of a mapping entry: large ones make a mapping table of many translation pages.
+    entry_bytes: u32,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -90,6 +92,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             prop::sample::select(vec![0.0f64, 2.0]),
             prop::sample::select(vec!["write-back", "write-through", "write-around"]),
             prop::bool::weighted(0.2),
+            prop::sample::select(vec![8u32, 8, 8, 1024, 4096]),
         ),
     )
         .prop_map(|(a, b)| Knobs {
@@ -107,6 +110,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             interface_gbps: b.4,
             backing_policy: b.5,
             unaligned: b.6,
+            entry_bytes: b.7,
         })
 }
 
@@ -127,6 +131,7 @@ fn plain_knobs() -> Knobs {
         interface_gbps: 0.0,
         backing_policy: "write-back",
         unaligned: false,
+        entry_bytes: 8,
     }
 }
 
@@ -234,7 +239,7 @@ fn config_text(c: &Case, needs: Needs) -> String {
          [ftl]\noverprovisioning = {op}\nallocation = \"{alloc}\"\n\
          {gc_wl}\
          [cache]\ncapacity_bytes = {cache}\nwrite_policy = \"{wp}\"\n\
-         [mapping]\ncached_table_bytes = {cmt}\nunit_bytes = {unit}\n\
+         [mapping]\ncached_table_bytes = {cmt}\nentry_bytes = {entry}\nunit_bytes = {unit}\n\
          [precondition]\noccupancy = {occ}\nsteady_state = {ss}\n\
          [physics]\nmodel = \"{model}\"\nread_retry.enabled = {retry}\n\
          [ecc]\nscheme = \"{ecc}\"\ndecode_buffer_pages = {dbuf}\n\
@@ -250,7 +255,8 @@ fn config_text(c: &Case, needs: Needs) -> String {
         layers = c.layers,
         op = c.overprovisioning,
         cache = c.cache_pages * 4096,
-        cmt = c.cmt_entries * 8,
+        cmt = c.cmt_entries * c.knobs.entry_bytes as u64,
+        entry = c.knobs.entry_bytes,
         occ = c.occupancy,
         ss = c.steady_state,
         model = needs.model.unwrap_or(c.physics),
