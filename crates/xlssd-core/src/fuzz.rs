@@ -272,4 +272,28 @@ fn check_config(cfg: &Config) {
     assert!(c.logical_pages >= 1, "an accepted config has no logical space: {c:?}");
     assert!(c.logical_pages * c.unit_pages as u64 + c.translation_pages < c.usable_pages, "{c:?}");
     assert!(crate::logical_sectors(cfg) >= 1);
+    let l = cfg.precondition_layout();
+    assert!(l.used == 0 || l.per_plane <= l.data_blocks as u64 * l.units_per_block as u64, "{l:?} {c:?}");
+    // An accepted config sets up: small devices are built (preconditioning, translation
+    // pages, a scheme's set-up), larger ones would cost the fuzzer too much time.
+    if c.physical_pages <= SET_UP_PAGES {
+        if let Err(e) = crate::engine::Simulator::new(cfg, Box::new(NoRequests)) {
+            panic!("an accepted config fails at set-up: {e}");
+        }
+    }
+}
+
+/// Largest device [`config`] builds.
+const SET_UP_PAGES: u64 = 1 << 20;
+
+/// A workload of no requests.
+struct NoRequests;
+
+impl RequestSource for NoRequests {
+    fn next_request(&mut self) -> crate::error::Result<Option<Request>> {
+        Ok(None)
+    }
+    fn name(&self) -> &str {
+        "no requests"
+    }
 }
