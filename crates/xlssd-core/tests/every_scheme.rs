@@ -71,6 +71,16 @@ struct Knobs {
     unaligned: bool,
     /// Bytes of a mapping entry: large ones make a mapping table of many translation pages.
     entry_bytes: u32,
+    /// Placement handles offered (writes name them by address), and whether cleaning keeps
+    /// each handle's data apart.
+    handles: u32,
+    same_handle_gc: bool,
+    /// `gc.threshold` and `gc.stop_threshold`, or 0 for the defaults.
+    gc_threshold: f64,
+    gc_stop: f64,
+    /// Reads of never-written pages return zeros without a flash read
+    /// (`host.unmapped_reads = "zero"`; by default they read flash).
+    zero_unmapped: bool,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -94,8 +104,15 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             prop::bool::weighted(0.2),
             prop::sample::select(vec![8u32, 8, 8, 1024, 4096]),
         ),
+        (
+            prop::sample::select(vec![0u32, 0, 0, 2, 3]),
+            any::<bool>(),
+            prop::sample::select(vec![0.0f64, 0.0, 0.15]),
+            prop::sample::select(vec![0.0f64, 0.0, 0.25]),
+            prop::bool::weighted(0.2),
+        ),
     )
-        .prop_map(|(a, b)| Knobs {
+        .prop_map(|(a, b, c)| Knobs {
             allocation: a.0,
             gc_policy: a.1,
             lazy_erase: a.2,
@@ -111,6 +128,11 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             backing_policy: b.5,
             unaligned: b.6,
             entry_bytes: b.7,
+            handles: c.0,
+            same_handle_gc: c.1,
+            gc_threshold: c.2,
+            gc_stop: c.3,
+            zero_unmapped: c.4,
         })
 }
 
@@ -132,6 +154,11 @@ fn plain_knobs() -> Knobs {
         backing_policy: "write-back",
         unaligned: false,
         entry_bytes: 8,
+        handles: 0,
+        same_handle_gc: false,
+        gc_threshold: 0.0,
+        gc_stop: 0.0,
+        zero_unmapped: false,
     }
 }
 
@@ -235,8 +262,8 @@ fn config_text(c: &Case, needs: Needs) -> String {
          [geometry]\nchannels = {ch}\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = {pl}\n\
          blocks_per_plane = {bpp}\npages_per_block = {ppb}\npage_size = 4096\ncell = \"{cell}\"\nlayers = {layers}\n\
          [timing]\ncmd_ns = {cmd}\ndram_ns = {dram}\nerase_suspend = {esus}\nprogram_suspend = {psus}\n\
-         [host]\ninterface_gbps = {gbps}\n\
-         [ftl]\noverprovisioning = {op}\nallocation = \"{alloc}\"\n\
+         [host]\ninterface_gbps = {gbps}\nunmapped_reads = \"{unmapped}\"\n\
+         [ftl]\noverprovisioning = {op}\nallocation = \"{alloc}\"\nplacement_handles = {handles}\nhandle_gc = \"{hgc}\"\n\
          {gc_wl}\
          [cache]\ncapacity_bytes = {cache}\nwrite_policy = \"{wp}\"\n\
          [mapping]\ncached_table_bytes = {cmt}\nentry_bytes = {entry}\nunit_bytes = {unit}\n\
@@ -279,6 +306,9 @@ fn config_text(c: &Case, needs: Needs) -> String {
         psus = c.knobs.program_suspend,
         gbps = c.knobs.interface_gbps,
         alloc = c.knobs.allocation,
+        unmapped = if c.knobs.zero_unmapped { "zero" } else { "materialize" },
+        handles = c.knobs.handles,
+        hgc = if c.knobs.same_handle_gc { "same-handle" } else { "shared" },
         gc_wl = gc_and_wl(&c.knobs),
         wp = c.knobs.write_policy,
         unit = if c.knobs.unit_pages > 1 { c.knobs.unit_pages * 4096 } else { 0 },
@@ -291,8 +321,17 @@ fn config_text(c: &Case, needs: Needs) -> String {
 /// scheme that chooses victims or free blocks its own way refuses those keys set at all.
 fn gc_and_wl(k: &Knobs) -> String {
     let mut t = String::new();
+    if k.gc_policy != "greedy" || k.lazy_erase || k.gc_threshold > 0.0 || k.gc_stop > 0.0 {
+        t.push_str("[gc]\n");
+    }
     if k.gc_policy != "greedy" || k.lazy_erase {
-        t.push_str(&format!("[gc]\npolicy = \"{}\"\nlazy_erase = {}\n", k.gc_policy, k.lazy_erase));
+        t.push_str(&format!("policy = \"{}\"\nlazy_erase = {}\n", k.gc_policy, k.lazy_erase));
+    }
+    if k.gc_threshold > 0.0 {
+        t.push_str(&format!("threshold = {}\n", k.gc_threshold));
+    }
+    if k.gc_stop > 0.0 {
+        t.push_str(&format!("stop_threshold = {}\n", k.gc_stop));
     }
     if k.no_static_wl {
         t.push_str("[wl]\nstatic = false\n");
@@ -400,7 +439,8 @@ fn workload(c: &Case, logical_sectors: u64) -> (Vec<Request>, Sent) {
             // approximate flag and the tolerated error rate follow the address.
             let context = if op == Op::Write && c.contexts > 0 { 1 + (lpn % c.contexts as u64) as u32 } else { 0 };
             let approx = ((lpn.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64) < c.approx_share;
-            Request { arrival_ns: t, lba, sectors: sectors as u32, op, approx, context, handle: None, tolerance: c.tolerance }
+            let handle = (op == Op::Write && c.knobs.handles > 0).then(|| (lpn % c.knobs.handles as u64) as u16);
+            Request { arrival_ns: t, lba, sectors: sectors as u32, op, approx, context, handle, tolerance: c.tolerance }
         })
         .collect();
     (reqs, sent)
