@@ -253,6 +253,11 @@ struct Needs {
     /// Times the device's blocks per plane were doubled, for a scheme whose streams each
     /// keep a block open.
     doublings: u32,
+    /// A mapping unit of one page, for a scheme that places single pages or a cached
+    /// mapping table.
+    one_page_unit: bool,
+    /// No `gc.policy`, for a scheme that chooses its own victims.
+    own_victims: bool,
 }
 
 /// The case's config file, with what its schemes need.
@@ -309,9 +314,9 @@ fn config_text(c: &Case, needs: Needs) -> String {
         unmapped = if c.knobs.zero_unmapped { "zero" } else { "materialize" },
         handles = c.knobs.handles,
         hgc = if c.knobs.same_handle_gc { "same-handle" } else { "shared" },
-        gc_wl = gc_and_wl(&c.knobs),
+        gc_wl = gc_and_wl(&c.knobs, needs.own_victims),
         wp = c.knobs.write_policy,
-        unit = if c.knobs.unit_pages > 1 { c.knobs.unit_pages * 4096 } else { 0 },
+        unit = if c.knobs.unit_pages > 1 && !needs.one_page_unit { c.knobs.unit_pages * 4096 } else { 0 },
         dbuf = c.knobs.decode_buffer_pages,
         bwp = c.knobs.backing_policy,
     )
@@ -319,13 +324,14 @@ fn config_text(c: &Case, needs: Needs) -> String {
 
 /// The `[gc]` and `[wl]` tables of `knobs`, with only the keys off their defaults: a
 /// scheme that chooses victims or free blocks its own way refuses those keys set at all.
-fn gc_and_wl(k: &Knobs) -> String {
+fn gc_and_wl(k: &Knobs, own_victims: bool) -> String {
     let mut t = String::new();
-    if k.gc_policy != "greedy" || k.lazy_erase || k.gc_threshold > 0.0 || k.gc_stop > 0.0 {
+    let policy = if own_victims { "greedy" } else { k.gc_policy };
+    if policy != "greedy" || k.lazy_erase || k.gc_threshold > 0.0 || k.gc_stop > 0.0 {
         t.push_str("[gc]\n");
     }
-    if k.gc_policy != "greedy" || k.lazy_erase {
-        t.push_str(&format!("policy = \"{}\"\nlazy_erase = {}\n", k.gc_policy, k.lazy_erase));
+    if policy != "greedy" || k.lazy_erase {
+        t.push_str(&format!("policy = \"{policy}\"\nlazy_erase = {}\n", k.lazy_erase));
     }
     if k.gc_threshold > 0.0 {
         t.push_str(&format!("threshold = {}\n", k.gc_threshold));
@@ -348,6 +354,16 @@ fn with_need(mut needs: Needs, key: &str, message: &str) -> Option<Needs> {
     if key == "ftl.overprovisioning" && message.contains("blocks per plane that cannot hold them") {
         needs.doublings += 1;
         return (needs.doublings <= 2).then_some(needs);
+    }
+    // A unit of several pages where single pages are wanted, or a victim policy where the
+    // scheme chooses victims: the case runs without the knob.
+    if key == "mapping.unit_bytes" && !needs.one_page_unit {
+        needs.one_page_unit = true;
+        return Some(needs);
+    }
+    if key == "gc.policy" && message.contains("chooses its own GC victims") && !needs.own_victims {
+        needs.own_victims = true;
+        return Some(needs);
     }
     let before = (needs.model, needs.ecc, needs.read_retry);
     let mut ecc = |want: &'static str| match needs.ecc {
@@ -379,7 +395,7 @@ fn with_need(mut needs: Needs, key: &str, message: &str) -> Option<Needs> {
 /// refusal, and the case is not run.
 fn config(c: &Case) -> Option<Config> {
     let mut needs = Needs::default();
-    for _ in 0..8 {
+    for _ in 0..12 {
         let text = config_text(c, needs);
         let cfg = match Config::from_toml_str(&text) {
             Ok(cfg) => cfg,
