@@ -256,12 +256,17 @@ struct Needs {
     /// A mapping unit of one page, for a scheme that places single pages or a cached
     /// mapping table.
     one_page_unit: bool,
-    /// No `gc.policy`, for a scheme that chooses its own victims.
+    /// No `gc.policy`, for a scheme that chooses its own victims, and no `[wl]`, for one
+    /// that levels wear its own way.
     own_victims: bool,
+    own_wear_levelling: bool,
+    /// Eight-byte mapping entries, for a device too small for a table of large ones.
+    small_entries: bool,
 }
 
 /// The case's config file, with what its schemes need.
 fn config_text(c: &Case, needs: Needs) -> String {
+    let entry_bytes = if needs.small_entries { 8 } else { c.knobs.entry_bytes };
     format!(
         "seed = {seed}\n\
          [geometry]\nchannels = {ch}\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = {pl}\n\
@@ -287,8 +292,8 @@ fn config_text(c: &Case, needs: Needs) -> String {
         layers = c.layers,
         op = c.overprovisioning,
         cache = c.cache_pages * 4096,
-        cmt = c.cmt_entries * c.knobs.entry_bytes as u64,
-        entry = c.knobs.entry_bytes,
+        cmt = c.cmt_entries * entry_bytes as u64,
+        entry = entry_bytes,
         occ = c.occupancy,
         ss = c.steady_state,
         model = needs.model.unwrap_or(c.physics),
@@ -314,7 +319,7 @@ fn config_text(c: &Case, needs: Needs) -> String {
         unmapped = if c.knobs.zero_unmapped { "zero" } else { "materialize" },
         handles = c.knobs.handles,
         hgc = if c.knobs.same_handle_gc { "same-handle" } else { "shared" },
-        gc_wl = gc_and_wl(&c.knobs, needs.own_victims),
+        gc_wl = gc_and_wl(&c.knobs, needs),
         wp = c.knobs.write_policy,
         unit = if c.knobs.unit_pages > 1 && !needs.one_page_unit { c.knobs.unit_pages * 4096 } else { 0 },
         dbuf = c.knobs.decode_buffer_pages,
@@ -324,9 +329,9 @@ fn config_text(c: &Case, needs: Needs) -> String {
 
 /// The `[gc]` and `[wl]` tables of `knobs`, with only the keys off their defaults: a
 /// scheme that chooses victims or free blocks its own way refuses those keys set at all.
-fn gc_and_wl(k: &Knobs, own_victims: bool) -> String {
+fn gc_and_wl(k: &Knobs, needs: Needs) -> String {
     let mut t = String::new();
-    let policy = if own_victims { "greedy" } else { k.gc_policy };
+    let policy = if needs.own_victims { "greedy" } else { k.gc_policy };
     if policy != "greedy" || k.lazy_erase || k.gc_threshold > 0.0 || k.gc_stop > 0.0 {
         t.push_str("[gc]\n");
     }
@@ -339,7 +344,7 @@ fn gc_and_wl(k: &Knobs, own_victims: bool) -> String {
     if k.gc_stop > 0.0 {
         t.push_str(&format!("stop_threshold = {}\n", k.gc_stop));
     }
-    if k.no_static_wl {
+    if k.no_static_wl && !needs.own_wear_levelling {
         t.push_str("[wl]\nstatic = false\n");
     }
     t
@@ -349,20 +354,29 @@ fn gc_and_wl(k: &Knobs, own_victims: bool) -> String {
 /// value), or `None` when it asks for nothing a case can give, or for a decoder other than
 /// one already asked for.
 fn with_need(mut needs: Needs, key: &str, message: &str) -> Option<Needs> {
+    // A mapping table of large entries takes as many pages as the data: small entries.
+    if key == "ftl.overprovisioning" && message.contains("translation pages") && !needs.small_entries {
+        needs.small_entries = true;
+        return Some(needs);
+    }
     // Too small for the blocks the scheme keeps open or in reserve: a larger device, up to
     // four times the case's.
     if key == "ftl.overprovisioning" && message.contains("blocks per plane that cannot hold them") {
         needs.doublings += 1;
         return (needs.doublings <= 2).then_some(needs);
     }
-    // A unit of several pages where single pages are wanted, or a victim policy where the
-    // scheme chooses victims: the case runs without the knob.
+    // A unit of several pages where single pages are wanted, or a victim policy or wear
+    // levelling settings where the scheme decides them: the case runs without the knob.
     if key == "mapping.unit_bytes" && !needs.one_page_unit {
         needs.one_page_unit = true;
         return Some(needs);
     }
     if key == "gc.policy" && message.contains("chooses its own GC victims") && !needs.own_victims {
         needs.own_victims = true;
+        return Some(needs);
+    }
+    if key == "wl" && message.contains("levels wear its own way") && !needs.own_wear_levelling {
+        needs.own_wear_levelling = true;
         return Some(needs);
     }
     let before = (needs.model, needs.ecc, needs.read_retry);
