@@ -84,6 +84,8 @@ impl Default for Config {
 /// Sizes that follow from a config: the logical space, the GC reserve, the mapping table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capacity {
+    /// Planes of the device.
+    pub planes: u64,
     pub physical_pages: u64,
     /// Flash pages per mapping unit (`mapping.unit_bytes`).
     pub unit_pages: u32,
@@ -155,6 +157,7 @@ impl Config {
         let reserved_blocks_per_plane = gc_hard_blocks + 1 + open_streams;
         let reserve = reserved_blocks_per_plane as u64 * planes * g.pages_per_block as u64;
         Capacity {
+            planes,
             physical_pages,
             unit_pages,
             logical_pages,
