@@ -1,4 +1,4 @@
-"""docs/config.md's reference names every config key the simulator accepts, and nothing else."""
+"""docs/config.md names every config key and `--workload` spec key the simulator accepts, and nothing else."""
 
 import json
 import re
@@ -69,3 +69,17 @@ def test_every_documented_key_is_accepted():
     accepted = accepted_keys()
     stale = sorted(k for k in documented_keys(CONFIG_MD.read_text()) if k not in accepted and k.rsplit(".", 1)[0] not in accepted)
     assert not stale, f"docs/config.md documents keys the simulator does not accept: {stale}"
+
+
+def test_the_workload_spec_table_names_the_keys_the_parser_knows():
+    text = CONFIG_MD.read_text()
+    table = text[text.index("## The `--workload` spec") : text.index("## How synthetic workloads run")]
+    documented = {k for line in table.splitlines() if line.startswith("| `") for k in re.findall(r"`([^`]+)`", line.split("|")[1])}
+    base = json.dumps(json.loads(_core.resolve_config("{}"))["workload"])
+    try:
+        _core.parse_workload_spec("no_such_key=1", base)
+    except _core.ConfigError as e:
+        known = set(re.search(r"known keys: ([^)]*)\)", str(e)).group(1).split(", "))
+    else:
+        raise AssertionError("an unknown workload key was accepted")
+    assert documented == known
