@@ -9,6 +9,11 @@ from xlssd import _core
 CONFIG_MD = REPO / "docs" / "config.md"
 
 
+def first_column_names(row: str) -> list[str]:
+    """The `quoted` names in the first column of a table row."""
+    return re.findall(r"`([^`]+)`", row.split("|")[1])
+
+
 def documented_keys(text: str) -> set[str]:
     """Dotted keys named in the first column of the reference's tables, each under its
     `### [section]` heading. A row may name several keys; `.n` after `power_law.b` is
@@ -24,7 +29,7 @@ def documented_keys(text: str) -> set[str]:
         if section is None or not line.startswith("|") or line.startswith("|---"):
             continue
         previous = ""
-        for name in re.findall(r"`([^`]+)`", line.split("|")[1]):
+        for name in first_column_names(line):
             if name.startswith("."):
                 name = previous.rsplit(".", 1)[0] + name
             previous = name
@@ -74,7 +79,7 @@ def test_every_documented_key_is_accepted():
 def test_the_workload_spec_table_names_the_keys_the_parser_knows():
     text = CONFIG_MD.read_text()
     table = text[text.index("## The `--workload` spec") : text.index("## How synthetic workloads run")]
-    documented = {k for line in table.splitlines() if line.startswith("| `") for k in re.findall(r"`([^`]+)`", line.split("|")[1])}
+    documented = {k for line in table.splitlines() if line.startswith("| `") for k in first_column_names(line)}
     base = json.dumps(json.loads(_core.resolve_config("{}"))["workload"])
     try:
         _core.parse_workload_spec("no_such_key=1", base)

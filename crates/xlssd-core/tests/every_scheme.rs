@@ -330,20 +330,18 @@ fn config_text(c: &Case, needs: Needs) -> String {
 /// The `[gc]` and `[wl]` tables of `knobs`, with only the keys off their defaults: a
 /// scheme that chooses victims or free blocks its own way refuses those keys set at all.
 fn gc_and_wl(k: &Knobs, needs: Needs) -> String {
-    let mut t = String::new();
+    let mut gc = String::new();
     let policy = if needs.own_victims { "greedy" } else { k.gc_policy };
-    if policy != "greedy" || k.lazy_erase || k.gc_threshold > 0.0 || k.gc_stop > 0.0 {
-        t.push_str("[gc]\n");
-    }
     if policy != "greedy" || k.lazy_erase {
-        t.push_str(&format!("policy = \"{policy}\"\nlazy_erase = {}\n", k.lazy_erase));
+        gc.push_str(&format!("policy = \"{policy}\"\nlazy_erase = {}\n", k.lazy_erase));
     }
     if k.gc_threshold > 0.0 {
-        t.push_str(&format!("threshold = {}\n", k.gc_threshold));
+        gc.push_str(&format!("threshold = {}\n", k.gc_threshold));
     }
     if k.gc_stop > 0.0 {
-        t.push_str(&format!("stop_threshold = {}\n", k.gc_stop));
+        gc.push_str(&format!("stop_threshold = {}\n", k.gc_stop));
     }
+    let mut t = if gc.is_empty() { gc } else { format!("[gc]\n{gc}") };
     if k.no_static_wl && !needs.own_wear_levelling {
         t.push_str("[wl]\nstatic = false\n");
     }
