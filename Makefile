@@ -18,9 +18,14 @@ demo: build
 	@mkdir -p out
 	xlssd run --preset tiny --json out/demo-report.json
 
+# The Python suite is bound by the processor: it runs on PYTEST_WORKERS processes
+# (pytest-xdist), each test file on one of them, so that a file's shared fixtures (a quick
+# reproduction, say) run once. PYTEST_WORKERS=0 runs it in this process alone.
+PYTEST_WORKERS ?= 2
+
 test: build browser rustfmt
 	cargo test --profile test-release -p xlssd-core
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 bench: build
 	$(PY) benches/bench.py
