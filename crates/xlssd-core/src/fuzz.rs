@@ -286,8 +286,8 @@ fn check_config(cfg: &Config) {
 /// Largest device [`config`] builds.
 const SET_UP_PAGES: u64 = 1 << 20;
 
-/// A workload of no requests.
-struct NoRequests;
+/// A workload of no requests (also the invariant checker's tests').
+pub(crate) struct NoRequests;
 
 impl RequestSource for NoRequests {
     fn next_request(&mut self) -> crate::error::Result<Option<Request>> {
