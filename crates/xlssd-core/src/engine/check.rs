@@ -84,10 +84,14 @@ impl Tables<'_> {
 }
 
 impl Simulator<'_> {
+    fn tables(&self) -> Tables<'_> {
+        Tables { blocks: &self.blocks, map: &self.map, copies: &self.copies, unit: self.unit_pages as Ppn }
+    }
+
     /// Checks every block ([`Tables::check`]), on two threads on a large device; the fault
     /// reported is the same as on one (the first in block order).
     fn check_blocks(&self) -> std::result::Result<(u64, u64), String> {
-        let tables = Tables { blocks: &self.blocks, map: &self.map, copies: &self.copies, unit: self.unit_pages as Ppn };
+        let tables = self.tables();
         let blocks = self.geo.blocks;
         if self.geo.pages < TWO_THREADS_FROM_PAGES {
             return tables.check(0..blocks);
@@ -197,8 +201,7 @@ mod tests {
         assert!(sim.geo.pages >= TWO_THREADS_FROM_PAGES, "the device is checked on one thread");
         let (valid, free) = sim.check_blocks().unwrap_or_else(|e| panic!("{e}"));
         // Both halves counted: the totals of one thread over all blocks.
-        let tables = super::Tables { blocks: &sim.blocks, map: &sim.map, copies: &sim.copies, unit: 1 };
-        assert_eq!(tables.check(0..sim.geo.blocks), Ok((valid, free)));
+        assert_eq!(sim.tables().check(0..sim.geo.blocks), Ok((valid, free)));
         assert_eq!(valid, sim.map.mapped());
         faults_in_block_order(&mut sim);
     }
