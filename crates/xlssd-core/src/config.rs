@@ -15,9 +15,11 @@ use crate::error::{Error, Result};
 mod finite;
 mod precondition_room;
 pub(crate) mod ranges;
+mod scheme;
 
 pub use precondition_room::PreconditionLayout;
 pub use ranges::show_f64;
+pub use scheme::{SchemeConfig, SchemeShape, BASELINE};
 
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
 pub use crate::ecc::config::{EccConfig, EccScheme};
@@ -52,7 +54,7 @@ pub struct Config {
     /// Bounds on what a run may take (memory).
     pub limits: crate::limits::LimitsConfig,
     /// The scheme: which techniques run, and their parameters.
-    pub scheme: crate::techniques::SchemeConfig,
+    pub scheme: SchemeConfig,
 }
 
 impl Default for Config {
@@ -119,7 +121,7 @@ impl Config {
     /// Sizes derived from the geometry, over-provisioning, GC thresholds and mapping.
     /// Host write streams: those configured, or as many as the scheme needs.
     pub fn host_streams(&self) -> u32 {
-        self.ftl.streams.max(self.scheme.streams()).max(self.ftl.placement_handles)
+        self.ftl.streams.max(self.scheme.shape.streams).max(self.ftl.placement_handles)
     }
 
     /// GC streams beyond the shared one: one per placement handle after the first when
@@ -144,7 +146,7 @@ impl Config {
         // before the host is held back by them and turns urgent at them, and the space check
         // counts them.
         let extra_gc = self.extra_gc_streams();
-        let gc_reserve_blocks = self.scheme.gc_reserve().max(1 + extra_gc);
+        let gc_reserve_blocks = self.scheme.shape.gc_reserve.max(1 + extra_gc);
         let gc_threshold_blocks =
             ((self.gc.threshold * g.blocks_per_plane as f64).round() as u32).max(2).max(gc_reserve_blocks + 1);
         let gc_hard_blocks = ((self.gc.hard_threshold * g.blocks_per_plane as f64).round() as u32).max(gc_reserve_blocks);
@@ -172,21 +174,26 @@ impl Config {
         }
     }
 
-    /// The scheme's names and tables, and no engine key the scheme overrides set to
-    /// anything but its default (it would be silently ignored).
+    /// No engine key the scheme overrides set to anything but its default (it would be
+    /// silently ignored). The section must have been resolved by the registry (the top
+    /// level's `validated`), which checked its names and tables.
     fn validate_scheme(&self) -> Result<()> {
-        use crate::techniques::Hook;
-        self.scheme.resolved()?;
-        let hooks = self.scheme.hooks()?;
-        let by = |hook: Hook| {
-            let parts = self.scheme.parts().unwrap_or_default();
-            parts.iter().find(|p| p.hooks.contains(&hook)).map_or("", |p| p.name)
-        };
+        use crate::seams::Hook;
+        if !self.scheme.is_resolved() {
+            return Err(Error::Config {
+                key: "scheme.name".into(),
+                message: format!(
+                    "`{}` has not been resolved: a configuration is checked through xlssd_core::validated, which asks \
+                     the scheme registry what the scheme brings",
+                    crate::error::printable(&self.scheme.name, 60)
+                ),
+            });
+        }
+        let shape = &self.scheme.shape;
+        let hooks = shape.hooks;
         let gc = GcConfig::default();
-        let keeps_policy =
-            self.scheme.parts().unwrap_or_default().iter().any(|p| p.hooks.contains(&Hook::Cleaning) && p.uses_gc_policy);
         if hooks.has(Hook::Cleaning)
-            && !keeps_policy
+            && !shape.keeps_gc_policy
             && (self.gc.policy != gc.policy || self.gc.rga_candidates != gc.rga_candidates)
         {
             let key = if self.gc.policy != gc.policy { "gc.policy" } else { "gc.rga_candidates" };
@@ -194,7 +201,7 @@ impl Config {
                 key: key.into(),
                 message: format!(
                     "has no effect under scheme `{}`, which chooses its own GC victims: leave it at its default or choose a scheme that does not override cleaning",
-                    by(Hook::Cleaning)
+                    shape.owner(Hook::Cleaning)
                 ),
             });
         }
@@ -207,7 +214,7 @@ impl Config {
                     message: format!(
                         "value {}: scheme `{}` overrides the {} hook, which handles single pages; use a unit of one page",
                         self.mapping.unit_bytes,
-                        by(h),
+                        shape.owner(h),
                         h.name()
                     ),
                 });
@@ -218,43 +225,62 @@ impl Config {
                 key: "wl".into(),
                 message: format!(
                     "has no effect under scheme `{}`, which chooses free blocks and levels wear its own way: leave [wl] at its defaults or choose a scheme that does not override free-block choice",
-                    by(Hook::FreeBlocks)
+                    shape.owner(Hook::FreeBlocks)
                 ),
             });
         }
         Ok(())
     }
 
-    /// Parses a TOML document over the defaults.
-    pub fn from_toml_str(text: &str) -> Result<Config> {
+    /// Parses a TOML document over the defaults, without checking its values: the top
+    /// level's `config_from_toml` parses and validates.
+    pub fn parse_toml(text: &str) -> Result<Config> {
         let de = toml::Deserializer::new(text);
-        let mut cfg: Config =
-            serde_path_to_error::deserialize(de).map_err(|e| read_error(e.path().to_string(), e.inner().message()))?;
-        cfg.scheme = cfg.scheme.resolved()?;
-        cfg.validate()?;
-        Ok(cfg)
+        serde_path_to_error::deserialize(de).map_err(|e| read_error(e.path().to_string(), e.inner().message()))
     }
 
-    /// Parses a JSON document over the defaults (the form the Python layer hands over).
-    pub fn from_json_str(text: &str) -> Result<Config> {
+    /// Parses a JSON document over the defaults (the form the Python layer hands over),
+    /// without checking its values: the top level's `config_from_json` parses and validates.
+    pub fn parse_json(text: &str) -> Result<Config> {
         let mut de = serde_json::Deserializer::from_str(text);
         let parsed: Result<Config> = serde_path_to_error::deserialize(&mut de)
             .map_err(|e| read_error(e.path().to_string(), &strip_position(&e.inner().to_string())));
         // A NaN or an infinity (as Python writes them) is not JSON; read it anyway, so that
         // validation can say what the key expects instead of serde_json's `expected value`.
-        let mut cfg = match parsed {
-            Err(e) => finite::non_finite_json(text).unwrap_or(Err(e))?,
-            ok => ok?,
-        };
-        cfg.scheme = cfg.scheme.resolved()?;
-        cfg.validate()?;
-        Ok(cfg)
+        match parsed {
+            Err(e) => finite::non_finite_json(text).unwrap_or(Err(e)),
+            ok => ok,
+        }
     }
 
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("config serialises")
     }
-    /// Rejects impossible values, naming the key and the allowed range.
+    /// The sections the device's timing is resolved from.
+    pub fn timing_sections(&self) -> crate::nand::TimingSections<'_> {
+        crate::nand::TimingSections {
+            geometry: &self.geometry,
+            timing: &self.timing,
+            channel: &self.channel,
+            unit_pages: self.mapping.unit_pages(self.geometry.page_size),
+            host_interface_gbps: self.host.interface_gbps,
+        }
+    }
+
+    /// Sectors host requests address: the SSD's logical capacity, or the disk's with an SSD
+    /// cache in front of it (`[backing]`).
+    pub fn logical_sectors(&self) -> u64 {
+        if self.backing.enabled {
+            return self.backing.disk.capacity_sectors();
+        }
+        // Logical pages are mapping units, each `unit_pages` flash pages.
+        let cap = self.capacity();
+        cap.logical_pages * cap.unit_pages as u64 * (self.geometry.page_size as u64 / crate::host::SECTOR_BYTES)
+    }
+
+    /// Rejects impossible values, naming the key and the allowed range. The scheme section
+    /// must be resolved (by the registry, at the top level), and what a scheme asks of the
+    /// other sections is the registry's to check after this.
     pub fn validate(&self) -> Result<()> {
         self.validate_scheme()?;
         self.geometry.validate()?;
@@ -262,7 +288,7 @@ impl Config {
         self.timing.validate(self.geometry.cell.bits_per_cell())?;
         self.channel.validate()?;
         self.host.validate()?;
-        crate::nand::Timing::checked(self)?;
+        crate::nand::Timing::checked(self.timing_sections())?;
         self.ftl.validate()?;
         self.gc.validate()?;
         self.cache.validate()?;
@@ -279,9 +305,7 @@ impl Config {
         self.validate_backing()?;
         // Whatever a section's checks let through, no number may be NaN or infinite.
         finite::check_finite(self)?;
-        self.validate_capacity()?;
-        // Last: what a scheme asks of the sections checked above.
-        self.scheme.check_needs(self)
+        self.validate_capacity()
     }
 
     fn validate_backing(&self) -> Result<()> {
@@ -419,7 +443,7 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named_with_its_path() {
-        let err = Config::from_toml_str("[geometry]\nchanels = 4\n").unwrap_err();
+        let err = crate::config_from_toml("[geometry]\nchanels = 4\n").unwrap_err();
         match err {
             Error::Config { key, message } => {
                 assert_eq!(key, "geometry.chanels");
@@ -432,73 +456,73 @@ mod tests {
     #[test]
     fn a_huge_unknown_key_or_value_is_named_short() {
         // Found by fuzzing: the key and serde's message each repeated the whole key.
-        let json = Config::from_json_str(&format!("{{\"gc\": {{\"{}\": 1}}}}", "k\x7f".repeat(2000)));
-        let toml = Config::from_toml_str(&format!("[gc]\n\"{}\" = 1\n", "k\\u007f".repeat(2000)));
+        let json = crate::config_from_json(&format!("{{\"gc\": {{\"{}\": 1}}}}", "k\x7f".repeat(2000)));
+        let toml = crate::config_from_toml(&format!("[gc]\n\"{}\" = 1\n", "k\\u007f".repeat(2000)));
         for err in [json.unwrap_err(), toml.unwrap_err()] {
             let shown = err.to_string();
             assert!(shown.chars().count() < 700 && shown.contains("expected one of `policy`"), "{shown}");
             assert!(matches!(err, Error::Config { ref key, .. } if key.starts_with("gc.k\\x7fk")), "{err:?}");
         }
         let value = "v".repeat(5000);
-        let err = Config::from_json_str(&format!("{{\"gc\": {{\"threshold\": \"{value}\"}}}}")).unwrap_err();
+        let err = crate::config_from_json(&format!("{{\"gc\": {{\"threshold\": \"{value}\"}}}}")).unwrap_err();
         assert!(err.to_string().chars().count() < 300, "{err}");
     }
 
     #[test]
     fn wrong_type_is_named() {
-        let err = Config::from_json_str(r#"{"gc": {"threshold": "high"}}"#).unwrap_err();
+        let err = crate::config_from_json(r#"{"gc": {"threshold": "high"}}"#).unwrap_err();
         assert!(matches!(err, Error::Config { ref key, .. } if key == "gc.threshold"), "{err:?}");
     }
 
     #[test]
     fn overprovisioning_outside_open_interval_is_rejected() {
         for v in ["0.0", "1.0", "-0.1", "1.5"] {
-            let err = Config::from_toml_str(&format!("[ftl]\noverprovisioning = {v}\n")).unwrap_err();
+            let err = crate::config_from_toml(&format!("[ftl]\noverprovisioning = {v}\n")).unwrap_err();
             let text = err.to_string();
             assert!(text.contains("ftl.overprovisioning") && text.contains("(0, 1)"), "{text}");
         }
-        assert!(Config::from_toml_str("[ftl]\noverprovisioning = 0.2\n").is_ok());
+        assert!(crate::config_from_toml("[ftl]\noverprovisioning = 0.2\n").is_ok());
     }
 
     #[test]
     fn threshold_voltage_windows_must_hold_their_states() {
-        let err = Config::from_toml_str("[physics.vth]\napprox_vmax_v = 2.5\n").unwrap_err();
+        let err = crate::config_from_toml("[physics.vth]\napprox_vmax_v = 2.5\n").unwrap_err();
         assert!(err.to_string().contains("physics.vth.approx_vmax_v"), "{err}");
-        let err = Config::from_toml_str("[physics.vth]\nlambda_fresh_v = 0.5\n").unwrap_err();
+        let err = crate::config_from_toml("[physics.vth]\nlambda_fresh_v = 0.5\n").unwrap_err();
         assert!(err.to_string().contains("physics.vth.lambda_fresh_v"), "{err}");
-        let err = Config::from_toml_str("[physics]\nprogram_mode = \"sloppy\"\n").unwrap_err();
+        let err = crate::config_from_toml("[physics]\nprogram_mode = \"sloppy\"\n").unwrap_err();
         assert!(err.to_string().contains("physics.program_mode"), "{err}");
-        assert!(Config::from_toml_str("[physics]\nmodel = \"vth\"\nprogram_mode = \"approx-dvpp\"\n").is_ok());
+        assert!(crate::config_from_toml("[physics]\nmodel = \"vth\"\nprogram_mode = \"approx-dvpp\"\n").is_ok());
     }
 
     #[test]
     fn a_geometry_whose_page_count_overflows_is_rejected() {
         let text = "[geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 65536\n";
-        let err = Config::from_toml_str(text).unwrap_err();
+        let err = crate::config_from_toml(text).unwrap_err();
         assert!(matches!(err, Error::Config { ref key, .. } if key == "geometry"), "{err}");
     }
 
     #[test]
     fn zero_sizes_are_rejected() {
-        let err = Config::from_toml_str("[geometry]\nchannels = 0\n").unwrap_err();
+        let err = crate::config_from_toml("[geometry]\nchannels = 0\n").unwrap_err();
         assert!(err.to_string().contains("geometry.channels"), "{err}");
     }
 
     #[test]
     fn per_page_type_latency_must_match_cell() {
-        let err = Config::from_toml_str("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60]\n").unwrap_err();
+        let err = crate::config_from_toml("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60]\n").unwrap_err();
         assert!(err.to_string().contains("timing.read_us"), "{err}");
-        let cfg = Config::from_toml_str("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60, 70]\n").unwrap();
+        let cfg = crate::config_from_toml("[geometry]\ncell = \"tlc\"\n[timing]\nread_us = [50, 60, 70]\n").unwrap();
         assert_eq!(cfg.timing.read_us.get(2), 70.0);
     }
 
     #[test]
     fn erase_suspension_times_must_be_durations() {
         for key in ["erase_suspend_us", "erase_suspend_min_left_us"] {
-            let err = Config::from_toml_str(&format!("[timing]\nerase_suspend = true\n{key} = -1.0\n")).unwrap_err();
+            let err = crate::config_from_toml(&format!("[timing]\nerase_suspend = true\n{key} = -1.0\n")).unwrap_err();
             assert!(err.to_string().contains(&format!("timing.{key}")), "{err}");
         }
-        let cfg = Config::from_toml_str("[timing]\nerase_suspend = true\nerase_suspend_us = 0.0\n").unwrap();
+        let cfg = crate::config_from_toml("[timing]\nerase_suspend = true\nerase_suspend_us = 0.0\n").unwrap();
         assert!(cfg.timing.erase_suspend);
     }
 
@@ -507,7 +531,7 @@ mod tests {
         // Reports carry the resolved config as JSON and sweeps rebuild configs from it: every
         // float must come back bit for bit (exp_linear.c once lost its last digit).
         let cfg = Config::default();
-        let back = Config::from_json_str(&serde_json::to_string(&cfg.to_json_value()).unwrap()).unwrap();
+        let back = crate::config_from_json(&serde_json::to_string(&cfg.to_json_value()).unwrap()).unwrap();
         assert_eq!(back, cfg);
         assert_eq!(back.physics.exp_linear.c.to_bits(), cfg.physics.exp_linear.c.to_bits());
     }

@@ -243,8 +243,8 @@ fn check_synthetic(w: &WorkloadConfig) {
 /// message.
 pub fn config(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let toml = Config::from_toml_str(&text);
-    let json = Config::from_json_str(&text);
+    let toml = crate::config_from_toml(&text);
+    let json = crate::config_from_json(&text);
     for parsed in [&toml, &json] {
         match parsed {
             Ok(cfg) => check_config(cfg),
@@ -264,20 +264,20 @@ fn check_config(cfg: &Config) {
         panic!("an accepted config does not validate: {e}");
     }
     let json = serde_json::to_string(&cfg.to_json_value()).expect("a config serialises");
-    match Config::from_json_str(&json) {
+    match crate::config_from_json(&json) {
         Ok(back) => assert_eq!(&back, cfg, "JSON round trip changed the config"),
         Err(e) => panic!("an accepted config's JSON is refused: {e}"),
     }
     let c = cfg.capacity();
     assert!(c.logical_pages >= 1, "an accepted config has no logical space: {c:?}");
     assert!(c.logical_pages * c.unit_pages as u64 + c.translation_pages < c.usable_pages, "{c:?}");
-    assert!(crate::logical_sectors(cfg) >= 1);
+    assert!(cfg.logical_sectors() >= 1);
     let l = cfg.precondition_layout();
     assert!(l.used == 0 || l.per_plane <= l.data_blocks as u64 * l.units_per_block as u64, "{l:?} {c:?}");
     // An accepted config sets up: small devices are built (preconditioning, translation
     // pages, a scheme's set-up), larger ones would cost the fuzzer too much time.
     if c.physical_pages <= SET_UP_PAGES {
-        if let Err(e) = crate::engine::Simulator::new(cfg, Box::new(NoRequests)) {
+        if let Err(e) = crate::simulator(cfg, Box::new(NoRequests), None) {
             panic!("an accepted config fails at set-up: {e}");
         }
     }

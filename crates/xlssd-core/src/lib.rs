@@ -3,9 +3,13 @@
 //! Layers (each a module): `sim` (event engine), `nand` (flash array), `controller`
 //! (queues, channels, write buffer, cached mapping table), `ftl` (mapping, allocation, GC,
 //! wear levelling, preconditioning), `host` (workloads), `backing` (a disk behind the SSD),
-//! `stats` and `report`. The
-//! `engine` module wires them into a [`Simulator`]; `techniques` holds the schemes it calls
-//! at its seams.
+//! `stats` and `report`. `seams` holds the hooks the engine calls a scheme at; `config`
+//! the typed configuration; the `engine` module wires the layers into a [`Simulator`];
+//! `techniques` holds the schemes and their registry.
+//!
+//! This file is the top level, and the only caller of the scheme registry: it resolves and
+//! validates a configuration once ([`validated`]), checks its memory with the parts the
+//! techniques supply, builds the scheme and hands it to the engine ([`simulator`]).
 
 pub mod backing;
 pub mod config;
@@ -21,6 +25,7 @@ pub mod limits;
 pub mod nand;
 pub mod physics;
 pub mod report;
+pub mod seams;
 pub mod sim;
 pub mod stats;
 pub mod techniques;
@@ -56,20 +61,59 @@ fn trace_time_scale(cfg: &Config) -> Option<f64> {
     (cfg.host.replay == config::ReplayMode::Open).then_some(cfg.host.time_scale)
 }
 
-/// Sectors host requests address on the device a config describes: the SSD's logical
-/// capacity, or the disk's with an SSD cache in front of it (`[backing]`).
-pub fn logical_sectors(cfg: &Config) -> u64 {
-    if cfg.backing.enabled {
-        return cfg.backing.disk.capacity_sectors();
-    }
-    // Logical pages are mapping units, each `unit_pages` flash pages.
-    let cap = cfg.capacity();
-    cap.logical_pages * cap.unit_pages as u64 * (cfg.geometry.page_size as u64 / host::SECTOR_BYTES)
+/// `cfg` resolved and checked: its scheme section resolved by the registry (names,
+/// tables, what the scheme brings), every section's values, and what the scheme needs of
+/// the others. The configuration every run uses; checking it again is not needed.
+pub fn validated(cfg: &Config) -> Result<Config> {
+    let mut cfg = cfg.clone();
+    cfg.scheme = techniques::resolve(&cfg.scheme)?;
+    cfg.validate()?;
+    // Last: what a scheme asks of the sections checked above.
+    techniques::check_needs(&cfg)?;
+    Ok(cfg)
+}
+
+/// A TOML document over the defaults, validated ([`validated`]).
+pub fn config_from_toml(text: &str) -> Result<Config> {
+    validated(&Config::parse_toml(text)?)
+}
+
+/// A JSON document over the defaults (the form the Python layer hands over), validated.
+pub fn config_from_json(text: &str) -> Result<Config> {
+    validated(&Config::parse_json(text)?)
+}
+
+/// The memory estimate of a validated configuration, the scheme's own structures included.
+pub fn memory_estimate(cfg: &Config) -> limits::estimate::Estimate {
+    limits::estimate::estimate(cfg, &techniques::memory(cfg))
+}
+
+/// The simulator of `cfg` (validated here), set up and ready to run `source`; `progress`
+/// hears how the set-up goes.
+pub fn simulator<'s>(
+    cfg: &Config,
+    source: Box<dyn RequestSource + 's>,
+    progress: Option<&mut dyn Progress>,
+) -> Result<Simulator<'s>> {
+    simulator_of_valid(&validated(cfg)?, source, progress)
+}
+
+/// As [`simulator`], for a configuration [`validated`] already.
+fn simulator_of_valid<'s>(
+    cfg: &Config,
+    source: Box<dyn RequestSource + 's>,
+    progress: Option<&mut dyn Progress>,
+) -> Result<Simulator<'s>> {
+    // Before anything that grows with the device is allocated.
+    limits::check_memory(cfg, &techniques::memory(cfg))?;
+    let geo = nand::Geometry::new(&cfg.geometry);
+    let scheme = techniques::build(cfg, &geo, cfg.capacity().logical_pages)?;
+    Simulator::assemble(cfg, scheme, source, progress)
 }
 
 /// Runs one simulation: the device of `cfg` replaying `workload`.
 pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Result<Report> {
-    cfg.validate()?;
+    let cfg = &validated(cfg)?;
     let (source, description) = match workload {
         // A trace's report names the format it was read as, detected or given.
         Workload::Trace { path, format, skip_bad_lines } => {
@@ -77,20 +121,20 @@ pub fn simulate(cfg: &Config, workload: &Workload, mut opts: RunOptions) -> Resu
             let described = Workload::Trace { path: path.clone(), format: Some(detected), skip_bad_lines: *skip_bad_lines };
             (source, described)
         }
-        _ => (open_workload(cfg, workload, logical_sectors(cfg))?, workload.clone()),
+        _ => (open_workload(cfg, workload, cfg.logical_sectors())?, workload.clone()),
     };
     if opts.workload_description.is_null() {
         opts.workload_description = serde_json::to_value(&description).expect("workload serialises");
     }
     let mut progress = opts.progress.take();
-    let mut sim = Simulator::with_progress(cfg, source, progress.as_deref_mut().map(|p| p as &mut dyn Progress))?;
+    let mut sim = simulator_of_valid(cfg, source, progress.as_deref_mut().map(|p| p as &mut dyn Progress))?;
     if sim.wants_preview() {
         // An offline oracle reads the workload once before the run replays it.
         let again = match workload {
             Workload::Trace { path, format, skip_bad_lines } => {
                 open_trace_detected(path, *format, *skip_bad_lines, trace_time_scale(cfg))?.0
             }
-            _ => open_workload(cfg, workload, logical_sectors(cfg))?,
+            _ => open_workload(cfg, workload, cfg.logical_sectors())?,
         };
         sim.preview(again)?;
     }

@@ -9,7 +9,7 @@ pub use text::to_python_json;
 pub use crate::stats::LatencySummary;
 
 /// Version of the report schema.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -26,8 +26,8 @@ pub struct Report {
     pub energy: EnergyReport,
     pub reliability: ReliabilityReport,
     pub payload: PayloadReport,
-    /// Each technique's section (`approx`, ...), by key: every report has every
-    /// registered technique's keys, at their idle values when it does not run.
+    /// The sections of the techniques that ran (`approx`, ...), by key: a technique whose
+    /// schemes did not run has no section.
     #[serde(flatten)]
     pub techniques: serde_json::Map<String, serde_json::Value>,
     pub sim: SimReport,
@@ -269,9 +269,9 @@ pub struct FtlReport {
     /// tasks in the order they first ran.
     pub relocations: Vec<crate::stats::relocation::RelocationReport>,
     /// Extra copies of logical pages a read path scheme made (replicas of read-hot data).
-    pub copies: crate::engine::CopiesReport,
+    pub copies: CopiesReport,
     /// Placement handles the host wrote under, and each one's write amplification.
-    pub placement: crate::engine::PlacementReport,
+    pub placement: PlacementReport,
 }
 
 /// Read-modify-writes of mapping units larger than a page (`mapping.unit_bytes`).
@@ -488,4 +488,49 @@ impl Report {
         self.sim.requests_per_s = 0.0;
         self.sim.events_per_s = 0.0;
     }
+}
+
+/// What happened to extra copies over a run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CopiesReport {
+    /// Copies asked for, made, and abandoned (the page changed before its read finished,
+    /// or the plane had no free page).
+    pub asked: u64,
+    pub made: u64,
+    pub abandoned: u64,
+    /// Copies that died because the host wrote their page, or because their block was
+    /// cleaned (a copy is not moved: it is dropped).
+    pub dropped_on_write: u64,
+    pub dropped_on_cleaning: u64,
+    /// Copies that became the mapped page.
+    pub promoted: u64,
+    /// Copies alive at the end, and the most alive at once (each one flash page).
+    pub alive: u64,
+    pub peak: u64,
+    /// Sets of copies asked for by one sense (a scheme's replication of one block's pages),
+    /// and their service times, from the ask to the end of the last copy's program or its
+    /// abandonment, in microseconds.
+    pub batches: u64,
+    pub batch_service_us: LatencySummary,
+}
+
+/// A handle's share of the writes, in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandleReport {
+    pub handle: u32,
+    /// Flash pages the host wrote under the handle.
+    pub host_pages: u64,
+    /// Flash pages relocations (cleaning, wear levelling, a scheme's tasks) programmed for
+    /// the handle's data.
+    pub relocated_pages: u64,
+    /// (host + relocated) / host.
+    pub waf: f64,
+}
+
+/// The `ftl.placement` report section.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlacementReport {
+    pub handles: u32,
+    pub gc: &'static str,
+    pub per_handle: Vec<HandleReport>,
 }

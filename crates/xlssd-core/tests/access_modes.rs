@@ -72,14 +72,14 @@ fn a_code_beyond_the_hardware_is_capped_and_counted() {
     // A fixed t above the hardware's is refused.
     let mut cfg = bch_device(1.0);
     cfg.ecc.bch_t = 94;
-    let err = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).err().expect("refused").to_string();
+    let err = xlssd_core::simulator(&cfg, Box::new(VecSource::open(vec![])), None).err().expect("refused").to_string();
     assert!(err.contains("ecc.bch_t") && err.contains("t_max"), "{err}");
 }
 
 fn services(scheme: &str, occupancy: f64) -> xlssd_core::Config {
     let mut cfg = bch_device(1_000.0);
     cfg.precondition.occupancy = occupancy;
-    cfg.scheme = xlssd_core::techniques::SchemeConfig {
+    cfg.scheme = xlssd_core::config::SchemeConfig {
         name: scheme.into(),
         tables: [(
             "access_modes".to_string(),
@@ -90,6 +90,7 @@ fn services(scheme: &str, occupancy: f64) -> xlssd_core::Config {
             }),
         )]
         .into(),
+        ..Default::default()
     };
     cfg
 }

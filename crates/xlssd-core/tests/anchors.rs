@@ -96,7 +96,7 @@ fn greedy_cleaning_amplifies_no_more_than_fifo() {
 fn random_overwrite_waf(cfg: &xlssd_core::Config, writes: u64) -> (f64, f64) {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
-    let sim = xlssd_core::Simulator::new(cfg, Box::new(VecSource::open(vec![]))).unwrap();
+    let sim = xlssd_core::simulator(cfg, Box::new(VecSource::open(vec![])), None).unwrap();
     let logical = sim.logical_pages();
     drop(sim);
     let reqs = (0..writes).map(|_| req(0, rng.gen_range(0..logical), 1, Op::Write, 8)).collect();

@@ -226,7 +226,7 @@ fn payload_run(scheme: &str, ap_ber: f32) -> (Report, Vec<u8>) {
     let cfg = device(scheme, LEVEL_4);
     let mut payload = Payload::new(100 * SPP, vec![0u8; 4 * 4096]);
     let reqs = (0..2).map(|i| Request { tolerance: ap_ber, ..req(i * GAP_NS, 100, 4, R, SPP) }).collect();
-    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let sim = xlssd_core::simulator(&cfg, Box::new(VecSource::open(reqs)), None).unwrap();
     let r = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
     (r, payload.returned)
 }

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use xlssd_core::host::{Op, Request};
-use xlssd_core::{Config, Error, Simulator};
+use xlssd_core::{Config, Error};
 
 /// The knobs a case varies; the workload is drawn from `wl_seed`.
 #[derive(Debug, Clone)]
@@ -409,7 +409,7 @@ fn config(c: &Case) -> Option<Config> {
     let mut needs = Needs::default();
     for _ in 0..12 {
         let text = config_text(c, needs);
-        let cfg = match Config::from_toml_str(&text) {
+        let cfg = match xlssd_core::config_from_toml(&text) {
             Ok(cfg) => cfg,
             Err(Error::Config { key, message }) => {
                 needs = with_need(needs, &key, &message)?;
@@ -418,7 +418,7 @@ fn config(c: &Case) -> Option<Config> {
             Err(e) => panic!("the generated config is not read: {e}\n{text}"),
         };
         // A scheme's needs are checked with the config's own: a config that reads sets up.
-        if let Err(e) = Simulator::new(&cfg, Box::new(VecSource::open(Vec::new()))) {
+        if let Err(e) = xlssd_core::simulator(&cfg, Box::new(VecSource::open(Vec::new())), None) {
             panic!("an accepted config is refused at set-up: {e}\n{text}");
         }
         return Some(cfg);
@@ -476,7 +476,7 @@ fn workload(c: &Case, logical_sectors: u64) -> (Vec<Request>, Sent) {
 
 fn check_case(c: &Case) -> Result<(), TestCaseError> {
     let Some(cfg) = config(c) else { return Ok(()) };
-    let (reqs, sent) = workload(c, xlssd_core::logical_sectors(&cfg));
+    let (reqs, sent) = workload(c, cfg.logical_sectors());
     let n = reqs.len() as u64;
     let scheme = scheme_name(c);
     let describe = || format!("scheme {scheme}:\n{}", cfg.to_json_value());
@@ -491,6 +491,12 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
         write_bytes: first.host.write.bytes,
     };
     prop_assert_eq!(got, sent, "{}", describe());
+    // The report carries the section of each technique that ran, and no other.
+    let mut sections: Vec<&str> = first.techniques.keys().map(String::as_str).collect();
+    sections.sort_unstable();
+    let mut expected = xlssd_core::techniques::report_keys(&cfg.scheme).unwrap();
+    expected.sort_unstable();
+    prop_assert_eq!(sections, expected, "{}", describe());
     let mut again = run_guarded(&cfg, reqs, c.closed_qd, false)
         .map_err(|e| TestCaseError::fail(format!("the second run: {e}\n{}", describe())))?;
     first.clear_wall_clock();

@@ -300,12 +300,12 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     let cfg = config(c);
     // Small devices with many open blocks can lack the room the FTL needs; such configs are
     // rejected by validation, which is what a user would see, so they are not run.
-    if let Err(xlssd_core::Error::Config { key, .. }) = cfg.validate() {
+    if let Err(xlssd_core::Error::Config { key, .. }) = xlssd_core::validated(&cfg) {
         if key == "ftl.overprovisioning" {
             return Ok(());
         }
     }
-    cfg.validate().map_err(|e| TestCaseError::fail(format!("generated config invalid: {e}")))?;
+    xlssd_core::validated(&cfg).map_err(|e| TestCaseError::fail(format!("generated config invalid: {e}")))?;
     // Logical capacity as documented: floor(physical pages x (1 - over-provisioning)).
     let physical = (c.channels * c.chips * c.dies * c.planes * c.blocks_per_plane * c.pages_per_block) as u64;
     let logical = ((physical as f64) * (1.0 - c.overprovisioning)).floor() as u64;

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use xlssd_core::config::HandleGc;
 use xlssd_core::host::{Op, Request};
-use xlssd_core::{Config, Report, RunOptions, Simulator};
+use xlssd_core::{Config, Report, RunOptions};
 
 const SPP: u64 = 8;
 
@@ -106,7 +106,7 @@ fn a_write_without_a_handle_is_handle_zeros() {
 #[test]
 fn a_handle_the_device_does_not_offer_is_an_error_naming_the_request() {
     let reqs = vec![write(0, 0, Some(0)), write(10, 1, Some(1)), write(20, 2, Some(2))];
-    let sim = Simulator::new(&device(2, HandleGc::Shared), Box::new(VecSource::open(reqs))).unwrap();
+    let sim = xlssd_core::simulator(&device(2, HandleGc::Shared), Box::new(VecSource::open(reqs)), None).unwrap();
     let err = sim.run(RunOptions::default()).unwrap_err().to_string();
     assert!(err.contains("ftl.placement_handles") && err.contains("request 2") && err.contains("handle 2"), "{err}");
 }
@@ -115,6 +115,6 @@ fn a_handle_the_device_does_not_offer_is_an_error_naming_the_request() {
 fn too_many_handles_is_a_config_error() {
     let mut cfg = device(2, HandleGc::Shared);
     cfg.ftl.placement_handles = 33;
-    let err = cfg.validate().unwrap_err().to_string();
+    let err = xlssd_core::validated(&cfg).unwrap_err().to_string();
     assert!(err.contains("ftl.placement_handles") && err.contains("at most 32"), "{err}");
 }

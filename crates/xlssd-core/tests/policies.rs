@@ -564,9 +564,9 @@ fn gc_with_a_band_cleans_on_to_the_stop_threshold() {
 fn the_stop_threshold_is_validated() {
     let mut cfg = small();
     cfg.gc.stop_threshold = 0.01;
-    let err = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    let err = xlssd_core::config_from_json(&cfg.to_json_value().to_string()).unwrap_err().to_string();
     assert!(err.contains("gc.stop_threshold") && err.contains("at least gc.threshold"), "{err}");
     cfg.gc.stop_threshold = 0.995;
-    let err = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    let err = xlssd_core::config_from_json(&cfg.to_json_value().to_string()).unwrap_err().to_string();
     assert!(err.contains("gc.stop_threshold") && err.contains("leaving none for data"), "{err}");
 }

@@ -5,7 +5,6 @@ mod common;
 
 use common::{req, run, small, VecSource};
 use xlssd_core::config::Config;
-use xlssd_core::engine::Simulator;
 use xlssd_core::error::Error;
 use xlssd_core::host::Op;
 
@@ -52,12 +51,12 @@ fn every_accepted_layout_sets_up() {
                         cfg.geometry.blocks_per_plane = blocks_per_plane;
                         cfg.mapping.entry_bytes = cfg.geometry.page_size / entries_per_translation_page;
                         cfg.ftl.allocation = allocation;
-                        match cfg.validate() {
-                            Ok(()) => accepted += 1,
+                        match xlssd_core::validated(&cfg) {
+                            Ok(_) => accepted += 1,
                             Err(Error::Config { key, .. }) if key == "ftl.overprovisioning" => continue,
                             Err(e) => panic!("op {op}: unexpected error {e}"),
                         }
-                        if let Err(e) = Simulator::new(&cfg, Box::new(VecSource::open(Vec::new()))) {
+                        if let Err(e) = xlssd_core::simulator(&cfg, Box::new(VecSource::open(Vec::new())), None) {
                             panic!(
                                 "{allocation:?}, {pages_per_block} pages per block, {blocks_per_plane} blocks, \
                                  {entries_per_translation_page} entries, steady_state {steady_state}, op {op}: \

@@ -108,10 +108,10 @@ fn reads_on_the_reclaiming_die_are_told_apart_from_the_others_during_a_reclaim()
 #[test]
 fn the_reclaim_threshold_is_validated() {
     let mut cfg = device("read-reclaim", 0);
-    let err = xlssd_core::Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    let err = xlssd_core::config_from_json(&cfg.to_json_value().to_string()).unwrap_err().to_string();
     assert!(err.contains("scheme.redftl.reclaim_threshold") && err.contains("at least 1"), "{err}");
     cfg.scheme.name = "baseline".into();
-    let err = xlssd_core::Config::from_json_str(&cfg.to_json_value().to_string()).unwrap_err().to_string();
+    let err = xlssd_core::config_from_json(&cfg.to_json_value().to_string()).unwrap_err().to_string();
     assert!(err.contains("scheme.redftl") && err.contains("read-reclaim"), "{err}");
 }
 

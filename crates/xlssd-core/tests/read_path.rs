@@ -210,7 +210,7 @@ fn payload_run(
     let data: Vec<u8> = (0..64 * 4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut payload = xlssd_core::Payload::new(0, data);
     let reqs = (0..64u64).map(|i| req(i * 1_000_000, i, 1, Op::Read, 8)).collect();
-    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let sim = xlssd_core::simulator(&cfg, Box::new(VecSource::open(reqs)), None).unwrap();
     let report = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
     (report, payload)
 }
@@ -249,7 +249,7 @@ fn payload_comes_back_with_the_errors_no_decoder_corrected() {
 fn payload_outside_the_device_or_off_a_page_boundary_is_a_config_error() {
     let cfg = small();
     for (lba, len) in [(3u64, 4096usize), (0, 1 << 30)] {
-        let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).unwrap();
+        let sim = xlssd_core::simulator(&cfg, Box::new(VecSource::open(vec![])), None).unwrap();
         let mut payload = xlssd_core::Payload::new(lba, vec![1; len]);
         let err = sim.run(xlssd_core::RunOptions { payload: Some(&mut payload), ..Default::default() }).unwrap_err();
         assert!(err.to_string().contains("payload.lba"), "{err}");
@@ -304,7 +304,7 @@ fn final_read_run(after_h: Option<f64>) -> (xlssd_core::Report, xlssd_core::Payl
         .collect();
     let data: Vec<u8> = (0..16 * 4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
     let mut payload = xlssd_core::Payload { final_read_after_h: after_h, ..xlssd_core::Payload::new(0, data) };
-    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(reqs))).unwrap();
+    let sim = xlssd_core::simulator(&cfg, Box::new(VecSource::open(reqs)), None).unwrap();
     let report = sim.run(xlssd_core::RunOptions { check: true, payload: Some(&mut payload), ..Default::default() }).unwrap();
     (report, payload)
 }
@@ -345,7 +345,7 @@ fn the_final_read_returns_each_page_with_the_errors_its_placement_and_age_leave(
 #[test]
 fn a_negative_final_read_delay_is_a_config_error() {
     let cfg = small();
-    let sim = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).unwrap();
+    let sim = xlssd_core::simulator(&cfg, Box::new(VecSource::open(vec![])), None).unwrap();
     let mut payload = xlssd_core::Payload { final_read_after_h: Some(-1.0), ..xlssd_core::Payload::new(0, vec![1; 10]) };
     let err = sim.run(xlssd_core::RunOptions { payload: Some(&mut payload), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("payload.final_read_after_h"), "{err}");

@@ -195,11 +195,11 @@ fn a_shift_beyond_the_table_is_uncorrectable() {
 fn bad_settings_are_refused_naming_the_key() {
     let mut cfg = device("retry");
     cfg.ecc.scheme = EccScheme::Bch;
-    let e = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).err().expect("refused").to_string();
+    let e = xlssd_core::simulator(&cfg, Box::new(VecSource::open(vec![])), None).err().expect("refused").to_string();
     assert!(e.contains("physics.read_retry.enabled") && e.contains("ldpc"), "{e}");
     let mut cfg = device("rif");
     cfg.physics.read_retry.enabled = false;
-    let e = xlssd_core::Simulator::new(&cfg, Box::new(VecSource::open(vec![]))).err().expect("refused").to_string();
+    let e = xlssd_core::simulator(&cfg, Box::new(VecSource::open(vec![])), None).err().expect("refused").to_string();
     assert!(e.contains("physics.read_retry.enabled"), "{e}");
 }
 

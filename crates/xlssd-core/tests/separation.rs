@@ -11,7 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use xlssd_core::config::GcPolicy;
 use xlssd_core::host::{Op, Request};
 use xlssd_core::techniques::separation::report;
-use xlssd_core::{Config, Report, RunOptions, Simulator};
+use xlssd_core::{Config, Report, RunOptions};
 
 const SPP: u64 = 8;
 const SCHEMES: [&str; 4] = ["hash", "pds", "ids", "ora"];
@@ -47,7 +47,8 @@ fn device(scheme: &str) -> Config {
 /// Runs `reqs` closed-loop, showing them to the scheme first when it asks (as
 /// `xlssd_core::simulate` does with a workload it can open twice).
 fn run_scheme(cfg: &Config, reqs: Vec<Request>, check: bool) -> Report {
-    let mut sim = Simulator::new(cfg, Box::new(VecSource::closed(reqs.clone(), 4))).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim =
+        xlssd_core::simulator(cfg, Box::new(VecSource::closed(reqs.clone(), 4)), None).unwrap_or_else(|e| panic!("{e}"));
     if sim.wants_preview() {
         sim.preview(Box::new(VecSource::open(reqs))).unwrap();
     }
@@ -141,12 +142,12 @@ fn without_contexts_pds_writes_everything_once() {
 fn the_gc_policy_stays_the_users_under_these_schemes() {
     let mut cfg = device("pds");
     cfg.gc.policy = GcPolicy::Fifo;
-    cfg.validate().unwrap();
+    xlssd_core::validated(&cfg).unwrap();
     // A scheme that chooses its victims itself still refuses it.
     let mut other = device("baseline");
     other.scheme.name = "redftl-plus".into();
     other.gc.policy = GcPolicy::Fifo;
-    let err = other.validate().unwrap_err().to_string();
+    let err = xlssd_core::validated(&other).unwrap_err().to_string();
     assert!(err.contains("gc.policy"), "{err}");
 }
 
@@ -205,9 +206,9 @@ fn a_device_too_small_for_the_schemes_streams_is_refused_before_the_run() {
     // refused by the space check naming over-provisioning, instead of stalling mid-run.
     let mut cfg = device("pds");
     cfg.scheme.tables.insert("separation".into(), serde_json::json!({ "max_groups": 32 }));
-    let err = cfg.validate().unwrap_err().to_string();
+    let err = xlssd_core::validated(&cfg).unwrap_err().to_string();
     assert!(err.contains("ftl.overprovisioning"), "{err}");
     // With 8 groups it fits.
     cfg.scheme.tables.insert("separation".into(), serde_json::json!({ "max_groups": 8 }));
-    cfg.validate().unwrap();
+    xlssd_core::validated(&cfg).unwrap();
 }

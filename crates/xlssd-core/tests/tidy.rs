@@ -1,6 +1,7 @@
-//! The engine stays free of techniques: no file of the engine's layers names one. A
-//! technique is a scheme behind the hooks in `techniques/`; a seam it needs is a hook for
-//! everyone.
+//! The engine stays free of techniques: no file of the engine's layers names one or imports
+//! the `techniques` module, and the seams (`seams/`, the hooks the engine calls) import no
+//! layer above the device. A technique is a scheme behind the hooks; a seam it needs is a
+//! hook for everyone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,7 +9,7 @@ use std::process::Command;
 use xlssd_core::techniques::technique_names;
 
 /// The layers that must not name a technique.
-const LAYERS: [&str; 5] = ["engine", "ftl", "nand", "controller", "host"];
+const LAYERS: [&str; 8] = ["engine", "ftl", "nand", "controller", "host", "config", "limits", "seams"];
 
 /// Scheme names that are also ordinary words of code and prose (a hash map, transaction
 /// ids, a read retry, an ideal case): in the engine they are looked for as quoted names only
@@ -71,7 +72,7 @@ fn no_engine_layer_names_a_technique() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     for layer in LAYERS {
-        rust_files(&src.join(layer), &mut files);
+        files.extend(layer_files(&src, layer));
     }
     assert!(files.len() > 30, "found only {} files", files.len());
     let offenders: Vec<String> = files
@@ -82,6 +83,175 @@ fn no_engine_layer_names_a_technique() {
         })
         .collect();
     assert!(offenders.is_empty(), "technique names in the engine's layers:\n{}", offenders.join("\n"));
+}
+
+/// Layers that must not import `techniques` (nor the top level, which calls its registry).
+const NO_TECHNIQUES: [&str; 7] = ["engine", "ftl", "nand", "controller", "host", "config", "limits"];
+
+/// What the seams may import: the device layers below them.
+const SEAMS_MAY_IMPORT: [&str; 7] = ["seams", "ftl", "nand", "physics", "host", "sim", "error"];
+
+/// Imports that break the rules above and are allowed for now: (file under `src/`, module
+/// imported, why). The list may only shrink: an entry no longer needed fails the test, and
+/// [`MAX_EXCEPTIONS`] only goes down.
+const EXCEPTIONS: &[(&str, &str, &str)] = &[];
+const MAX_EXCEPTIONS: usize = 0;
+
+/// The crate root's re-exports and functions, by the module they come from; the root's own
+/// functions are the top level (`lib`); `VERSION` is the package's version, no layer.
+const ROOT_NAMES: [(&str, &str); 16] = [
+    ("Config", "config"),
+    ("Payload", "engine"),
+    ("Progress", "engine"),
+    ("RunOptions", "engine"),
+    ("Simulator", "engine"),
+    ("Error", "error"),
+    ("Result", "error"),
+    ("Request", "host"),
+    ("RequestSource", "host"),
+    ("Workload", "host"),
+    ("Report", "report"),
+    ("VERSION", "version"),
+    ("validated", "lib"),
+    ("simulator", "lib"),
+    ("simulate", "lib"),
+    ("open_workload", "lib"),
+];
+
+/// `text` without comments and without items marked `#[cfg(test)]` (a unit test may use the
+/// top level to build what it checks; the library's own code may not).
+fn library_code(text: &str) -> String {
+    let code: String = text
+        .lines()
+        .map(|l| match l.find("//") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = String::new();
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let Some(open) = after.find('{') else { return out };
+        let mut depth = 0;
+        let mut end = after.len();
+        for (j, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The crate's modules `code` imports: every `crate::name` and each name of a
+/// `crate::{a, b::c}` group, a root name mapped to its module.
+fn imported_modules(code: &str) -> Vec<String> {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut names = Vec::new();
+    let mut from = 0;
+    while let Some(i) = code[from..].find("crate::") {
+        let at = from + i;
+        let before = code[..at].chars().next_back();
+        from = at + "crate::".len();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // `xlssd_crate::`, not this crate's root
+        }
+        let rest = &code[from..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level names of the group: those at brace depth 0.
+            let (mut depth, mut start) = (0, 0);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        names.push(ident(group[start..j].trim()));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(ident(group[start..j].trim()));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            names.push(ident(rest));
+        }
+    }
+    let mut modules: Vec<String> = names
+        .into_iter()
+        .filter(|n| !n.is_empty())
+        .map(|n| ROOT_NAMES.iter().find(|(name, _)| *name == n).map_or(n.clone(), |(_, m)| m.to_string()))
+        .collect();
+    modules.sort();
+    modules.dedup();
+    modules
+}
+
+/// The files of a layer: its folder and the file of its name beside it.
+fn layer_files(src: &Path, layer: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if src.join(layer).is_dir() {
+        rust_files(&src.join(layer), &mut files);
+    }
+    let file = src.join(format!("{layer}.rs"));
+    if file.is_file() {
+        files.push(file);
+    }
+    files
+}
+
+#[test]
+fn the_import_check_reads_paths_groups_and_root_names() {
+    let code = "use crate::ftl::blocks::BlockManager;\nuse crate::{seams::Hook, techniques::{self, Joined}};\n\
+                fn f() { crate::simulate(); xlssd_crate::x(); }";
+    assert_eq!(imported_modules(code), vec!["ftl", "lib", "seams", "techniques"]);
+    let code = "use crate::sim::Time; // crate::techniques in a comment\n#[cfg(test)]\nmod tests {\n    use crate::config::Config;\n    fn g() { if x { y } }\n}\nuse crate::nand::Ppn;";
+    assert_eq!(imported_modules(&library_code(code)), vec!["nand", "sim"]);
+}
+
+#[test]
+fn layers_import_only_what_lies_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert!(EXCEPTIONS.len() <= MAX_EXCEPTIONS, "the list of exceptions may only shrink");
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut checked = 0;
+    let mut check = |layer: &str, allowed: &dyn Fn(&str) -> bool| {
+        for f in layer_files(&src, layer) {
+            checked += 1;
+            let file = f.strip_prefix(&src).unwrap().display().to_string();
+            for m in imported_modules(&library_code(&std::fs::read_to_string(&f).unwrap())) {
+                if !allowed(&m) {
+                    found.push((file.clone(), m));
+                }
+            }
+        }
+    };
+    for layer in NO_TECHNIQUES {
+        check(layer, &|m| m != "techniques" && m != "lib");
+    }
+    check("seams", &|m| SEAMS_MAY_IMPORT.contains(&m));
+    assert!(checked > 60, "checked only {checked} files");
+    let excepted = |(f, m): &(String, String)| EXCEPTIONS.iter().any(|(ef, em, _)| ef == f && em == m);
+    let offenders: Vec<String> = found.iter().filter(|i| !excepted(i)).map(|(f, m)| format!("{f} imports {m}")).collect();
+    assert!(offenders.is_empty(), "imports from a higher layer:\n{}", offenders.join("\n"));
+    let stale: Vec<&str> =
+        EXCEPTIONS.iter().filter(|(f, m, _)| !found.iter().any(|(ff, fm)| ff == f && fm == m)).map(|e| e.0).collect();
+    assert!(stale.is_empty(), "exceptions no longer needed (remove them and lower MAX_EXCEPTIONS): {stale:?}");
 }
 
 /// The Rust tree, the workspace and the fuzzing crate beside it, is as `cargo fmt` leaves it

@@ -89,15 +89,15 @@ fn the_unit_must_be_whole_pages_that_tile_a_block_and_fit_the_map() {
         [(3000, "power of two"), (2048, "power of two from 4 KiB"), (131072, "power of two from 4 KiB to 64 KiB")]
     {
         cfg.mapping.unit_bytes = unit;
-        let err = cfg.validate().unwrap_err().to_string();
+        let err = xlssd_core::validated(&cfg).unwrap_err().to_string();
         assert!(err.contains("mapping.unit_bytes") && err.contains(expected), "{unit}: {err}");
     }
     cfg.geometry.page_size = 16384;
     cfg.mapping.unit_bytes = 8192;
-    assert!(cfg.validate().unwrap_err().to_string().contains("units smaller than a page are not modelled"));
+    assert!(xlssd_core::validated(&cfg).unwrap_err().to_string().contains("units smaller than a page are not modelled"));
     let mut cfg = unit_device();
     cfg.mapping.cached_table_bytes = 1 << 16;
-    assert!(cfg.validate().unwrap_err().to_string().contains("cached table maps pages"));
+    assert!(xlssd_core::validated(&cfg).unwrap_err().to_string().contains("cached table maps pages"));
 }
 
 #[test]
@@ -115,7 +115,7 @@ fn pages_past_2_pow_32_are_written_and_read_back_through_units() {
     let pages = 8u64 * 20_000 * 32_768;
     assert!(cfg.geometry.pages_per_block as u64 * 20_000 * 7 > 1 << 32);
     // One map entry per page would not fit 32 bits.
-    let err = cfg.validate().unwrap_err().to_string();
+    let err = xlssd_core::validated(&cfg).unwrap_err().to_string();
     assert!(err.contains(&format!("{pages} physical pages")) && err.contains("raise mapping.unit_bytes"), "{err}");
     cfg.mapping.unit_bytes = 65536;
     // Static allocation stripes logical pages over the planes: unit 7 lives in plane 7.
@@ -138,9 +138,9 @@ fn a_synthetic_workload_spans_every_unit_of_the_logical_space() {
     cfg.workload.span = 1.0;
     // Logical pages as the capacity rule says, in whole units of four pages of 8 sectors.
     let sectors = common::guarded::logical_pages(&cfg) / 4 * 4 * 8;
-    assert_eq!(xlssd_core::logical_sectors(&cfg), sectors);
+    assert_eq!(cfg.logical_sectors(), sectors);
     let workload = xlssd_core::host::Workload::Synthetic(cfg.workload.clone());
-    let mut source = xlssd_core::open_workload(&cfg, &workload, xlssd_core::logical_sectors(&cfg)).unwrap();
+    let mut source = xlssd_core::open_workload(&cfg, &workload, cfg.logical_sectors()).unwrap();
     let mut last = 0;
     while let Some(r) = source.next_request().unwrap() {
         assert!(r.lba + r.sectors as u64 <= sectors, "request past the logical space: {r:?}");

@@ -60,7 +60,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<
 #[pyfunction]
 fn resolve_config(config_json: &str) -> PyResult<String> {
     guarded(|| {
-        let cfg = Config::from_json_str(config_json)?;
+        let cfg = xlssd_core::config_from_json(config_json)?;
         Ok(serde_json::to_string(&cfg.to_json_value()).expect("serialises"))
     })
 }
@@ -389,7 +389,8 @@ fn run_inner(
     progress: Option<Py<PyAny>>,
     payload: Option<&mut Payload>,
 ) -> PyResult<String> {
-    let cfg = guarded(|| Config::from_json_str(config_json))?;
+    // Parsed only: `simulate` validates it, once.
+    let cfg = guarded(|| Config::parse_json(config_json))?;
     let workload: Workload = guarded(|| parse_json(workload_json, "workload"))?;
     let raised = Raised::default();
     let mut progress = progress.map(|callback| PyProgress { callback, raised: raised.clone() });

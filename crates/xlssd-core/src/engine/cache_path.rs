@@ -25,9 +25,9 @@ use crate::backing::cache::{Directory, Eviction, WriteAction};
 use crate::backing::hdd::Hdd;
 use crate::backing::{BackingConfig, WritePolicy};
 use crate::host::{Op, Request};
+use crate::seams::{CacheTier, Hook, Route};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
-use crate::techniques::{CacheTier, Hook, Route};
 
 /// Who a request in flight belongs to (`HostReq::parent`).
 pub(super) mod origin {

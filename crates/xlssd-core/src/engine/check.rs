@@ -6,7 +6,7 @@ use crate::ftl::blocks::{BlockManager, BlockState};
 use crate::ftl::copies::ExtraCopies;
 use crate::ftl::mapping::Mapping;
 use crate::nand::Ppn;
-use crate::techniques::Observer;
+use crate::seams::Observer;
 
 /// From this many pages on, the blocks are checked on two threads: a check reads every
 /// valid page's forward entry at random, and each core keeps its own misses in flight.
@@ -169,7 +169,7 @@ mod tests {
         cfg.mapping.cached_table_bytes = 0;
         cfg.precondition.occupancy = 0.5;
         cfg.precondition.steady_state = true;
-        Simulator::new(&cfg, Box::new(NoRequests)).unwrap_or_else(|e| panic!("{e}"))
+        crate::simulator(&cfg, Box::new(NoRequests), None).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn fault(sim: &Simulator) -> String {

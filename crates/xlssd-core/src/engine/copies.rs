@@ -2,40 +2,15 @@
 //! a sense (relocate the block, copy a page, promote a copy), and how copies are made,
 //! dropped when the host writes their page or their block is cleaned, and promoted.
 
-use serde::Serialize;
-
 use rustc_hash::FxHashMap;
 
 use super::Simulator;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
+use crate::report::CopiesReport;
+use crate::seams::{Observer, ReadAction, ReadPath, Reason, SenseCtx, Target, WriteKind};
 use crate::sim::Time;
-use crate::stats::{LatencyStats, LatencySummary};
-use crate::techniques::{Observer, ReadAction, ReadPath, Reason, SenseCtx, Target, WriteKind};
-
-/// What happened to extra copies over a run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CopiesReport {
-    /// Copies asked for, made, and abandoned (the page changed before its read finished,
-    /// or the plane had no free page).
-    pub asked: u64,
-    pub made: u64,
-    pub abandoned: u64,
-    /// Copies that died because the host wrote their page, or because their block was
-    /// cleaned (a copy is not moved: it is dropped).
-    pub dropped_on_write: u64,
-    pub dropped_on_cleaning: u64,
-    /// Copies that became the mapped page.
-    pub promoted: u64,
-    /// Copies alive at the end, and the most alive at once (each one flash page).
-    pub alive: u64,
-    pub peak: u64,
-    /// Sets of copies asked for by one sense (a scheme's replication of one block's pages),
-    /// and their service times, from the ask to the end of the last copy's program or its
-    /// abandonment, in microseconds.
-    pub batches: u64,
-    pub batch_service_us: LatencySummary,
-}
+use crate::stats::LatencyStats;
 
 /// The counters of [`CopiesReport`] kept during a run.
 #[derive(Debug, Clone, Default)]

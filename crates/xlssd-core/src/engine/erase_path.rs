@@ -11,8 +11,8 @@ use rustc_hash::FxHashMap;
 use super::Simulator;
 use crate::controller::txn::{QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
+use crate::seams::{EraseControl, EraseCtx, ErasePlan, Hook, MAX_ERASE_LOOPS};
 use crate::sim::Time;
-use crate::techniques::{EraseControl, EraseCtx, ErasePlan, Hook, MAX_ERASE_LOOPS};
 
 /// `Txn::step` of the transaction running a block's deferred last loop; other erase
 /// transactions carry the index of the loop they run.

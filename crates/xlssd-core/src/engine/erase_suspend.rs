@@ -8,7 +8,7 @@
 use super::{Ev, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, Suspended};
 use crate::controller::txn::{OpClass, QueueClass};
-use crate::techniques::{EraseControl, Hook};
+use crate::seams::{EraseControl, Hook};
 
 impl Simulator<'_> {
     /// A read was queued on `die`: suspends the erase loop or program it runs, if the rules

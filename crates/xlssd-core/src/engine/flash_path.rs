@@ -8,9 +8,9 @@ use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::nand::Ppn;
+use crate::seams::{Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
 use crate::sim::Time;
 use crate::stats::Activity;
-use crate::techniques::{Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
 
 /// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
 /// fields one by one, so that the scheme (another field) can be called with it.

@@ -4,8 +4,8 @@ use super::{GcJob, Simulator};
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 use crate::nand::Ppn;
+use crate::seams::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 use crate::stats::relocation;
-use crate::techniques::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
 
 impl Simulator<'_> {
     /// Starts cleaning `plane` if its free blocks fell below the GC threshold, or a round of
@@ -198,7 +198,7 @@ impl Simulator<'_> {
         self.blocks.erase(block, wear);
         self.note_erase(block, wear);
         if self.wants_probes() {
-            self.probe(block, crate::techniques::Probe::Erased);
+            self.probe(block, crate::seams::Probe::Erased);
         }
         let job = self.gc_jobs[plane as usize];
         self.relocs.finished(job.stats as usize, job.start, self.now());

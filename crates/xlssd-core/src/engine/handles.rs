@@ -4,32 +4,10 @@
 //! amplification is measured apart, the figure a host that separates its data by handle
 //! wants to see.
 
-use serde::Serialize;
-
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::ftl::config::HandleGc;
-
-/// A handle's share of the writes, in the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct HandleReport {
-    pub handle: u32,
-    /// Flash pages the host wrote under the handle.
-    pub host_pages: u64,
-    /// Flash pages relocations (cleaning, wear levelling, a scheme's tasks) programmed for
-    /// the handle's data.
-    pub relocated_pages: u64,
-    /// (host + relocated) / host.
-    pub waf: f64,
-}
-
-/// The `ftl.placement` report section.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlacementReport {
-    pub handles: u32,
-    pub gc: &'static str,
-    pub per_handle: Vec<HandleReport>,
-}
+use crate::report::{HandleReport, PlacementReport};
 
 /// The handles' state: which handle wrote each logical page (one byte per mapping unit,
 /// only when handles are offered), their streams and their counts.

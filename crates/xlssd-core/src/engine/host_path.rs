@@ -8,8 +8,8 @@ use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
+use crate::seams::{Hook, HostWrite, Observer, Placement};
 use crate::sim::Time;
-use crate::techniques::{Hook, HostWrite, Observer, Placement};
 
 /// Requests taken from the source before their turn to be scheduled, so that their mapping
 /// entries can be fetched from memory early ([`Simulator::prefetch_entries`]). Only when a

@@ -5,8 +5,6 @@
 mod cache_path;
 mod check;
 mod copies;
-pub use copies::CopiesReport;
-pub use handles::{HandleReport, PlacementReport};
 mod erase_path;
 mod erase_suspend;
 mod flash_path;
@@ -43,10 +41,10 @@ use crate::host::{Op, Request, RequestSource};
 use crate::interrupt;
 use crate::nand::{Geometry, Timing};
 use crate::report::Report;
+use crate::seams::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
-use crate::techniques::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 
 /// Events of the simulation. Payloads are small indices so that events stay `Copy`.
@@ -321,7 +319,7 @@ pub struct Simulator<'s> {
     copy_counts: copies::CopyCounts,
     copy_batches: copies::CopyBatches,
     erases: erase_path::Erases,
-    scratch_actions: Vec<crate::techniques::ReadAction>,
+    scratch_actions: Vec<crate::seams::ReadAction>,
     /// Relocations running ahead of host reads (so the die scheduler looks for them only
     /// when there are some).
     jobs_ahead_of_reads: u32,
@@ -349,24 +347,19 @@ fn check_every(pages: crate::nand::Ppn) -> u64 {
 pub(crate) use crate::sim::seed::{stream_seed, SEED_AGING, SEED_GC, SEED_PAYLOAD, SEED_PHYSICS, SEED_PRECONDITION};
 
 impl<'s> Simulator<'s> {
-    pub fn new(cfg: &Config, source: Box<dyn RequestSource + 's>) -> Result<Simulator<'s>> {
-        Self::with_progress(cfg, source, None)
-    }
-
-    /// As [`Self::new`], telling `progress` how the set-up (preconditioning) goes.
-    pub fn with_progress(
+    /// Builds the device `cfg` describes, running `scheme`, and sets it up (aging,
+    /// preconditioning, translation pages), telling `progress` how the set-up goes. `cfg`
+    /// must be validated and its memory checked, and `scheme` built from it: the top level
+    /// (`xlssd_core::simulator`) does all three.
+    pub fn assemble(
         cfg: &Config,
+        scheme: Joined,
         source: Box<dyn RequestSource + 's>,
         progress: Option<&mut dyn Progress>,
     ) -> Result<Simulator<'s>> {
-        cfg.validate()?;
-        // Before anything that grows with the device is allocated.
-        crate::limits::check_memory(cfg)?;
-        let mut cfg = cfg.clone();
-        cfg.scheme = cfg.scheme.resolved()?;
-        let cfg = &cfg;
+        debug_assert!(cfg.scheme.is_resolved(), "the scheme section is resolved before the simulator is built");
         let geo = Geometry::new(&cfg.geometry);
-        let timing = Timing::new(cfg);
+        let timing = Timing::new(cfg.timing_sections());
         let cap = cfg.capacity();
         let logical_pages = cap.logical_pages;
         let (gc_threshold_blocks, gc_hard_blocks) = (cap.gc_threshold_blocks, cap.gc_hard_blocks);
@@ -394,7 +387,8 @@ impl<'s> Simulator<'s> {
             AllocationScheme::Static => Box::new(StaticCwdp::new(&geo)),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
-        let (mut scheme, hooks) = crate::techniques::build(cfg, &geo, logical_pages)?;
+        let hooks = cfg.scheme.shape.hooks;
+        let mut scheme = scheme;
         if cap.unit_pages > 1 {
             // Config::validate refused a scheme that handles single pages.
             blocks.set_unit_pages(cap.unit_pages);
@@ -432,7 +426,7 @@ impl<'s> Simulator<'s> {
             blocked_writes: VecDeque::new(),
             logical_pages,
             // With a cache tier, host requests address the disk.
-            logical_sectors: crate::logical_sectors(cfg),
+            logical_sectors: cfg.logical_sectors(),
             sectors_per_page: unit_sectors,
             div: EngineDivisors {
                 unit_sectors: StrengthReducedU64::new(unit_sectors.max(1)),

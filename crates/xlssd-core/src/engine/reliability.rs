@@ -18,11 +18,11 @@ use crate::nand::state::{DeviceState, PageWord};
 use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
-use crate::sim::Time;
-use crate::stats::LatencyStats;
-use crate::techniques::{
+use crate::seams::{
     Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict,
 };
+use crate::sim::Time;
+use crate::stats::LatencyStats;
 
 /// What a finished decode means for its read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -650,7 +650,7 @@ impl Simulator<'_> {
         }
     }
 
-    /// The RBER a probe of `block` measures (see [`crate::techniques::Observer::probed`]):
+    /// The RBER a probe of `block` measures (see [`crate::seams::Observer::probed`]):
     /// after an erase, that of a page programmed now; otherwise its first page's now, or
     /// `None` when that page holds nothing.
     pub(super) fn probe_rber(&self, block: u32, when: Probe) -> Option<f64> {

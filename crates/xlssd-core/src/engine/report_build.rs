@@ -2,6 +2,7 @@
 
 use super::Simulator;
 use crate::report::*;
+use crate::seams::Technique as _;
 use crate::stats::{round3, Activity, Busy, LatencyStats};
 
 fn op_report(s: &LatencyStats, span_ns: u64) -> OpReport {
@@ -292,7 +293,13 @@ impl Simulator<'_> {
             },
             reliability: self.reliability_report(),
             payload: self.payload_report(),
-            techniques: crate::techniques::report_sections(&self.scheme, &self.cfg.scheme.name, &self.tasks),
+            techniques: {
+                // Only the sections of the schemes that ran: an absent section means its
+                // scheme was off.
+                let mut sections = serde_json::Map::new();
+                self.scheme.report(&self.tasks, &mut sections);
+                sections
+            },
             sim: SimReport {
                 simulated_ns,
                 events,

@@ -11,7 +11,7 @@ use super::{stream_seed, Progress, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
 use crate::interrupt;
-use crate::techniques::Observer;
+use crate::seams::Observer;
 
 /// Steps of the set-up's cheap loops (a block aged, a translation page stored) between two
 /// questions whether to stop, which read the clock.

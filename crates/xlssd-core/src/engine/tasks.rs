@@ -2,7 +2,7 @@
 //! the engine starts each in its plane like a GC victim, counted under the task's reason.
 
 use super::{Ev, Simulator};
-use crate::techniques::{Background, BackgroundCtx, Hook, Probe, Reason};
+use crate::seams::{Background, BackgroundCtx, Hook, Probe, Reason};
 
 impl Simulator<'_> {
     /// Schedules the next background run, if the scheme has a periodic task.

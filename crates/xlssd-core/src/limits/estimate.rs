@@ -66,8 +66,9 @@ pub fn keeps_page_physics(cfg: &Config) -> bool {
     cfg.physics.model != ModelKind::None || cfg.ecc.scheme != EccScheme::None
 }
 
-/// The estimate for `cfg` (which must be valid: see [`Config::validate`]).
-pub fn estimate(cfg: &Config) -> Estimate {
+/// The estimate for `cfg` (which must be valid: see [`Config::validate`]), with the parts
+/// the running scheme's techniques allocate (`techniques`, which the scheme registry gives).
+pub fn estimate(cfg: &Config, techniques: &[Part]) -> Estimate {
     let c = cfg.capacity();
     let g = &cfg.geometry;
     let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
@@ -84,13 +85,7 @@ pub fn estimate(cfg: &Config) -> Estimate {
         parts.push(Part { name: "page physics", bytes: pages * PAGE_PHYSICS_BYTES });
         parts.push(Part { name: "block physics", bytes: blocks * BLOCK_PHYSICS_BYTES });
     }
-    if let Ok(scheme) = cfg.scheme.resolved() {
-        for table in crate::techniques::TABLES {
-            if scheme.parts().unwrap_or_default().iter().any(|p| p.table == Some(table.name)) {
-                parts.extend((table.memory)(c.logical_pages, pages, blocks));
-            }
-        }
-    }
+    parts.extend_from_slice(techniques);
     let cached = cfg.mapping.cached_entries(c.logical_pages) as usize;
     if cached > 0 {
         use crate::controller::cmt::{max_queued, slots_for};
@@ -118,112 +113,19 @@ pub fn estimate(cfg: &Config) -> Estimate {
 mod tests {
     use super::*;
 
-    /// The "bytes each" column of docs/architecture.md's table, by structure.
-    fn documented() -> Vec<(String, String)> {
-        let doc = include_str!("../../../../docs/architecture.md");
-        let table = doc.split("### Memory per TiB").nth(1).expect("the section is there");
-        table
-            .lines()
-            .skip_while(|l| !l.starts_with("| structure"))
-            .skip(2)
-            .take_while(|l| l.starts_with('|'))
-            .map(|l| {
-                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-                (cells[1].to_string(), cells[4].to_string())
-            })
-            .collect()
-    }
-
-    #[test]
-    fn the_documented_bytes_are_the_ones_estimated() {
-        let bits = |n: u64| format!("{n}/8");
-        let approx = crate::techniques::approxftl::TABLE;
-        let approx_parts = (approx.memory)(64, 64, 1);
-        let ascache_parts = (crate::techniques::ascache::TABLE.memory)(64, 64, 1);
-        let modes_parts = (crate::techniques::access_modes::TABLE.memory)(64, 64, 1);
-        let ours = [
-            ("logical-to-physical map", L2P_BYTES_PER_UNIT.to_string()),
-            ("physical-to-logical map", P2L_BYTES_PER_UNIT.to_string()),
-            ("valid bitmap", bits(VALID_BITS_PER_PAGE)),
-            ("block state", BLOCK_STATE_BYTES.to_string()),
-            ("page physics", PAGE_PHYSICS_BYTES.to_string()),
-            ("block physics", BLOCK_PHYSICS_BYTES.to_string()),
-            ("ApproxFTL request tags", (approx_parts[0].bytes / 64).to_string()),
-            ("ApproxFTL page flags", bits(approx_parts[1].bytes * 8 / 64)),
-            ("ApproxFTL block state", approx_parts[2].bytes.to_string()),
-            ("read-disturb block state", crate::techniques::redftl::BLOCK_BYTES.to_string()),
-            ("read-disturb hotness per logical page", crate::techniques::redftl::LOGICAL_PAGE_BYTES.to_string()),
-            ("redFTL page read statistics", crate::techniques::redftl::PAGE_READ_STAT_BYTES.to_string()),
-            ("data-separation state per logical page", crate::techniques::separation::LOGICAL_PAGE_BYTES.to_string()),
-            ("placement handle per logical page", HANDLE_BYTES_PER_UNIT.to_string()),
-            ("ASCache AP_BER per logical page", (ascache_parts[1].bytes / 64).to_string()),
-            ("ASCache block state", ascache_parts[0].bytes.to_string()),
-            ("cache directory", CACHE_SLOT_BYTES.to_string()),
-            ("preconditioning's slot lists", PRECONDITION_SLOT_BYTES.to_string()),
-            ("cached mapping table", CMT_SLOT_BYTES.to_string()),
-            ("translation pages in flight", TRANSLATION_PAGE_BYTES.to_string()),
-            ("access modes: service per block", modes_parts[0].bytes.to_string()),
-            ("access modes: services of preconditioned pages", (modes_parts[1].bytes / 64).to_string()),
-        ];
-        let doc = documented();
-        assert_eq!(doc.len(), ours.len(), "{doc:?}");
-        for (name, bytes) in ours {
-            let row = doc.iter().find(|(n, _)| n.starts_with(name)).unwrap_or_else(|| panic!("no row for {name}"));
-            assert_eq!(row.1, bytes, "{name}");
-        }
-    }
-
-    #[test]
-    fn every_structure_of_a_full_configuration_is_counted() {
-        let mut cfg = Config::default();
-        cfg.physics.model = ModelKind::Vth;
-        cfg.scheme.name = "approxftl".into();
-        cfg.precondition.occupancy = 0.5;
-        cfg.mapping.cached_table_bytes = 1 << 16;
-        let mut names: Vec<&str> = estimate(&cfg).parts.iter().map(|p| p.name).collect();
-        // Each technique's structures with a scheme of its own.
-        cfg.scheme.name = "redftl-plus".into();
-        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
-        cfg.scheme.name = "ora".into();
-        cfg.ftl.placement_handles = 4;
-        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
-        cfg.scheme.name = "ascache".into();
-        cfg.ftl.placement_handles = 0;
-        cfg.backing.enabled = true;
-        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
-        cfg.backing.enabled = false;
-        cfg.physics.model = ModelKind::PowerLaw;
-        cfg.ecc.scheme = crate::config::EccScheme::Bch;
-        cfg.scheme.name = "access-modes".into();
-        names.extend(estimate(&cfg).parts.iter().map(|p| p.name));
-        names.sort_unstable();
-        names.dedup();
-        let doc = documented();
-        assert_eq!(names.len(), doc.len(), "{names:?}");
-        for name in names {
-            assert!(doc.iter().any(|(n, _)| n.starts_with(name)), "{name} is not documented");
-        }
-        // The default device: 2 x 2 x 1 x 2 planes of 256 blocks of 64 pages.
-        let e = estimate(&Config::default());
-        let pages = 2 * 2 * 2 * 256 * 64;
-        assert_eq!(e.parts[1].bytes, 4 * pages);
-        assert_eq!(e.parts[3].bytes, 47 * 2 * 2 * 2 * 256);
-        assert_eq!(e.parts.len(), 4, "no physics, no scheme, no preconditioning");
-    }
-
     #[test]
     fn the_cached_mapping_table_is_estimated_as_allocated() {
         let mut cfg = Config::default();
         cfg.mapping.entry_bytes = 9;
         cfg.mapping.cached_table_bytes = 9_000;
-        let part = |cfg: &Config| estimate(cfg).parts.into_iter().find(|p| p.name == "cached mapping table");
+        let part = |cfg: &Config| estimate(cfg, &[]).parts.into_iter().find(|p| p.name == "cached mapping table");
         // 1,000 entries: 2,048 slots and at most 2,064 queued positions, 8 bytes each.
         assert_eq!(part(&cfg).map(|p| p.bytes), Some((2_048 + 2_064) * 8));
         assert_eq!(crate::controller::cmt::Cmt::new(1_000).unwrap().slots_len(), 2_048);
         // Its translation pages in flight, one entry per translation page (4,096 bytes of
         // 9-byte entries hold 455).
         let tpages = cfg.capacity().logical_pages.div_ceil(455);
-        let table = estimate(&cfg).parts.into_iter().find(|p| p.name == "translation pages in flight");
+        let table = estimate(&cfg, &[]).parts.into_iter().find(|p| p.name == "translation pages in flight");
         assert_eq!(table.map(|p| p.bytes), Some(tpages * 4));
         let allocated = crate::controller::translation::Translations::<()>::new(tpages as usize).table_bytes();
         assert_eq!(allocated as u64, tpages * 4);
@@ -234,20 +136,20 @@ mod tests {
         assert_eq!(part(&cfg).map(|p| p.bytes), Some((slots + 2 * logical + 64) * 8));
         cfg.mapping.cached_table_bytes = 0;
         assert_eq!(part(&cfg), None);
-        assert!(estimate(&cfg).parts.iter().all(|p| p.name != "translation pages in flight"));
+        assert!(estimate(&cfg, &[]).parts.iter().all(|p| p.name != "translation pages in flight"));
     }
 
     #[test]
     fn a_device_over_its_limit_is_refused_naming_the_geometry_and_the_estimate() {
         let mut cfg = Config::default();
         cfg.limits.max_memory_bytes = 1 << 20;
-        let e = crate::limits::check_memory(&cfg).unwrap_err();
+        let e = crate::limits::check_memory(&cfg, &[]).unwrap_err();
         let text = e.to_string();
         assert!(matches!(e, crate::error::Error::Config { ref key, .. } if key == "geometry"), "{text}");
         for needle in ["blocks_per_plane 256", "pages_per_block 64", "GiB", "limits.max_memory_bytes (0.0010 GiB)"] {
             assert!(text.contains(needle), "{needle}: {text}");
         }
         cfg.limits.max_memory_bytes = 1 << 30;
-        assert!(crate::limits::check_memory(&cfg).is_ok());
+        assert!(crate::limits::check_memory(&cfg, &[]).is_ok());
     }
 }

@@ -28,9 +28,10 @@ fn gib(bytes: u64) -> String {
 }
 
 /// Refuses a device whose structures would take more memory than the machine has (or than
-/// `limits.max_memory_bytes`, when set), naming the geometry and the estimate.
-pub fn check_memory(cfg: &Config) -> Result<()> {
-    let estimate = estimate::estimate(cfg);
+/// `limits.max_memory_bytes`, when set), naming the geometry and the estimate; `techniques`
+/// are the parts the running scheme's techniques allocate (the scheme registry's).
+pub fn check_memory(cfg: &Config, techniques: &[estimate::Part]) -> Result<()> {
+    let estimate = estimate::estimate(cfg, techniques);
     let needed = estimate.total();
     let (limit, against) = match cfg.limits.max_memory_bytes {
         0 => {

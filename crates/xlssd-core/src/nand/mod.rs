@@ -7,7 +7,7 @@ pub mod state;
 mod timing;
 
 pub use geometry::{Geometry, PageAddr, Ppn};
-pub use timing::{Suspension, Timing};
+pub use timing::{Suspension, Timing, TimingSections};
 
 /// Bytes per sector, the unit of host addresses.
 pub const SECTOR_BYTES: u64 = 512;

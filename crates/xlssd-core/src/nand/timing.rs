@@ -1,7 +1,21 @@
 use crate::config::ranges::{duration_ns, transfer_ns, Zero, MAX_DURATION_NS};
-use crate::config::Config;
+use crate::controller::config::ChannelConfig;
 use crate::error::{Error, Result};
+use crate::nand::config::{GeometryConfig, TimingConfig};
 use crate::sim::Time;
+
+/// The sections of the configuration the timing is resolved from.
+#[derive(Clone, Copy)]
+pub struct TimingSections<'a> {
+    pub geometry: &'a GeometryConfig,
+    pub timing: &'a TimingConfig,
+    pub channel: &'a ChannelConfig,
+    /// Flash pages per mapping unit (`mapping.unit_bytes`): a multi-plane program moves a
+    /// unit for every plane of its die.
+    pub unit_pages: u32,
+    /// `host.interface_gbps`.
+    pub host_interface_gbps: f64,
+}
 
 /// Operation latencies in nanoseconds, resolved from the config once.
 #[derive(Debug, Clone)]
@@ -40,8 +54,8 @@ pub struct Suspension {
 const MAX_REQUEST_BYTES: u64 = u32::MAX as u64 * crate::nand::SECTOR_BYTES;
 
 impl Timing {
-    /// The timing of a validated config ([`Config::validate`] runs [`Timing::checked`]).
-    pub fn new(cfg: &Config) -> Timing {
+    /// The timing of a validated config (its validation runs [`Timing::checked`]).
+    pub fn new(cfg: TimingSections) -> Timing {
         Self::checked(cfg).unwrap_or_else(|e| panic!("Timing::new on a config that does not validate: {e}"))
     }
 
@@ -49,10 +63,10 @@ impl Timing {
     /// that does not fit in a year or rounds to 0 ns where the device cannot take no time:
     /// a sense, a program, an erase, a channel's transfer of the pages of one command, and
     /// the host interface's transfer of the largest request.
-    pub fn checked(cfg: &Config) -> Result<Timing> {
+    pub fn checked(cfg: TimingSections) -> Result<Timing> {
         let types = cfg.geometry.cell.bits_per_cell();
         let t = &cfg.timing;
-        let per_type = |key: &str, v: &crate::config::PerPageType| {
+        let per_type = |key: &str, v: &crate::nand::config::PerPageType| {
             (0..types).map(|i| duration_ns(key, v.get(i), Zero::Refused)).collect::<Result<Vec<Time>>>()
         };
         let read_ns = per_type("timing.read_us", &t.read_us)?;
@@ -77,7 +91,7 @@ impl Timing {
         let page_xfer_ns =
             transfer_ns("channel.rate_mts", ch.rate_mts, "one page over a channel", page_bytes, channel_bytes_per_s)?;
         // A multi-plane program moves a unit of pages for every plane of its die at once.
-        let pages_per_command = cfg.geometry.planes_per_die as u64 * cfg.mapping.unit_pages(cfg.geometry.page_size) as u64;
+        let pages_per_command = cfg.geometry.planes_per_die as u64 * cfg.unit_pages as u64;
         if page_xfer_ns as f64 * pages_per_command as f64 > MAX_DURATION_NS {
             return Err(Error::Config {
                 key: "channel.rate_mts".into(),
@@ -89,7 +103,7 @@ impl Timing {
             });
         }
 
-        let gbps = cfg.host.interface_gbps;
+        let gbps = cfg.host_interface_gbps;
         let host_bytes_per_s = gbps * 1e9;
         if gbps != 0.0 {
             transfer_ns(
@@ -150,6 +164,7 @@ impl Timing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn err(set: impl FnOnce(&mut Config)) -> (String, String) {
         let mut cfg = Config::default();
@@ -162,7 +177,7 @@ mod tests {
 
     #[test]
     fn the_default_timing_is_unchanged() {
-        let t = Timing::new(&Config::default());
+        let t = Timing::new(Config::default().timing_sections());
         assert_eq!((t.read_ns(0), t.program_ns(1), t.erase_ns, t.page_xfer_ns), (50_000, 600_000, 3_000_000, 10_240));
         assert_eq!(t.host_xfer_ns(4096), 0);
     }

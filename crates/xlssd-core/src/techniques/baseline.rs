@@ -1,25 +1,7 @@
-//! The baseline: every hook at its default. Writes go to their kind's stream, victims are
-//! chosen by `gc.policy`, free blocks by `wl.*`, every page is programmed in
-//! `physics.program_mode`, reads settle as the decoder says, an erase is one `timing.erase_us`
-//! pulse, and every request is served by the SSD.
+//! The baseline's registry entry: the scheme that overrides no hook ([`crate::seams::Baseline`]).
 
-use super::hooks::*;
 use super::SchemeInfo;
-
-pub struct Baseline;
-
-impl Placement for Baseline {}
-impl ProgramModes for Baseline {}
-impl Cleaning for Baseline {}
-impl FreeBlocks for Baseline {}
-impl ReadPath for Baseline {}
-impl ReadRetry for Baseline {}
-impl RetryReference for Baseline {}
-impl EraseControl for Baseline {}
-impl Background for Baseline {}
-impl CacheTier for Baseline {}
-impl Observer for Baseline {}
-impl Technique for Baseline {}
+use crate::seams::Baseline;
 
 pub const BASELINE: SchemeInfo = SchemeInfo {
     name: "baseline",

@@ -12,20 +12,20 @@ pub mod aero;
 pub mod approxftl;
 pub mod ascache;
 pub mod baseline;
-pub mod hooks;
-mod joined;
 pub mod redftl;
 pub mod rif;
 pub mod separation;
 
+#[cfg(test)]
+mod memory_table;
+
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-pub use hooks::*;
-pub use joined::Joined;
+pub use crate::seams::*;
 
-use crate::config::Config;
+use crate::config::{Config, SchemeConfig, SchemeShape};
 use crate::error::{Error, Result};
 use crate::nand::Geometry;
 
@@ -62,13 +62,12 @@ pub struct SchemeInfo {
 /// A technique's configuration sub-table.
 pub struct TableInfo {
     pub name: &'static str,
+    /// The top-level report key of the section its schemes write when they run (a report
+    /// has no section of a technique that did not run).
+    pub report_key: &'static str,
     /// Parses the table over its defaults and validates it; errors name keys under
     /// `prefix`. Returns every key, resolved.
     pub resolve: fn(&serde_json::Value, &str) -> Result<serde_json::Value>,
-    /// Report sections the technique writes, as they read when none of its schemes runs
-    /// (so that every report has the same keys whatever the scheme): key and value, given
-    /// the scheme's name.
-    pub idle_report: fn(&str) -> (&'static str, serde_json::Value),
     /// What the technique allocates that grows with the device, given its logical pages,
     /// physical pages and blocks, for the estimate made before a run (`limits`).
     pub memory: fn(u64, u64, u64) -> Vec<crate::limits::estimate::Part>,
@@ -173,149 +172,133 @@ pub fn technique_names() -> Vec<&'static str> {
     names
 }
 
-/// The `[scheme]` section.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SchemeConfig {
-    /// A registered scheme, or several joined with `+`.
-    pub name: String,
-    /// Technique sub-tables, by table name.
-    #[serde(flatten)]
-    pub tables: BTreeMap<String, serde_json::Value>,
-}
-
-impl Default for SchemeConfig {
-    fn default() -> Self {
-        SchemeConfig { name: baseline::BASELINE.name.to_string(), tables: BTreeMap::new() }
-    }
-}
-
 /// An error about the `[scheme]` section. Its messages quote the scheme name as given, which
 /// may be anything: what they quote is cut short and escaped as a config document's errors are.
 fn err(key: impl Into<String>, message: impl Into<String>) -> Error {
     crate::config::read_error(key.into(), &message.into())
 }
 
-impl SchemeConfig {
-    /// The schemes `name` joins, checked: each registered, none twice, no hook claimed by
-    /// two of them.
-    pub fn parts(&self) -> Result<Vec<&'static SchemeInfo>> {
-        let mut parts: Vec<&'static SchemeInfo> = Vec::new();
-        for n in self.name.split('+').map(str::trim) {
-            let Some(info) = scheme(n) else {
-                let known: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
+/// The schemes `scheme.name` joins, checked: each registered, none twice, no hook claimed
+/// by two of them.
+pub fn parts(scheme: &SchemeConfig) -> Result<Vec<&'static SchemeInfo>> {
+    let mut parts: Vec<&'static SchemeInfo> = Vec::new();
+    for n in scheme.name.split('+').map(str::trim) {
+        let Some(info) = self::scheme(n) else {
+            let known: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
+            return Err(err(
+                "scheme.name",
+                format!("`{}`: unknown scheme `{n}`; schemes are: {} (see `xlssd schemes`)", scheme.name, known.join(", ")),
+            ));
+        };
+        if parts.iter().any(|p| p.name == info.name) {
+            return Err(err("scheme.name", format!("`{}` names scheme `{n}` twice", scheme.name)));
+        }
+        for p in &parts {
+            if let Some(h) = p.hooks.iter().find(|h| info.hooks.contains(h)) {
                 return Err(err(
                     "scheme.name",
-                    format!("`{}`: unknown scheme `{n}`; schemes are: {} (see `xlssd schemes`)", self.name, known.join(", ")),
+                    format!("`{}`: schemes `{}` and `{}` both override the {} hook", scheme.name, p.name, info.name, h.name()),
                 ));
-            };
-            if parts.iter().any(|p| p.name == info.name) {
-                return Err(err("scheme.name", format!("`{}` names scheme `{n}` twice", self.name)));
             }
-            for p in &parts {
-                if let Some(h) = p.hooks.iter().find(|h| info.hooks.contains(h)) {
-                    return Err(err(
-                        "scheme.name",
-                        format!("`{}`: schemes `{}` and `{}` both override the {} hook", self.name, p.name, info.name, h.name()),
-                    ));
-                }
-            }
-            parts.push(info);
         }
-        Ok(parts)
+        parts.push(info);
     }
+    Ok(parts)
+}
 
-    /// Free blocks per plane the schemes keep for cleaning (0: none beyond the engine's).
-    pub fn gc_reserve(&self) -> u32 {
-        let null = serde_json::Value::Null;
-        let of = |s: &SchemeInfo| (s.gc_reserve)(s.table.and_then(|t| self.tables.get(t)).unwrap_or(&null));
-        self.parts().map(|p| p.iter().map(|s| of(s)).max().unwrap_or(0)).unwrap_or(0)
-    }
-
-    /// Host write streams the schemes need.
-    pub fn streams(&self) -> u32 {
-        let null = serde_json::Value::Null;
-        let of = |s: &SchemeInfo| {
-            let table = s.table.and_then(|t| self.tables.get(t)).unwrap_or(&null);
-            s.streams + (s.extra_streams)(table)
+/// The section with every technique table the schemes use resolved to the keys they use,
+/// defaults filled in, and its [`SchemeShape`]. A table, or a key of it, that no selected
+/// scheme uses is an error naming it.
+pub fn resolve(scheme: &SchemeConfig) -> Result<SchemeConfig> {
+    let parts = parts(scheme)?;
+    for (key, value) in &scheme.tables {
+        let Some(table) = TABLES.iter().find(|t| t.name == key) else {
+            let tables: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+            return Err(err(
+                format!("scheme.{key}"),
+                format!("unknown key: expected `name` or a technique table ({})", tables.join(", ")),
+            ));
         };
-        self.parts().map(|p| p.iter().map(|s| of(s)).max().unwrap_or(1)).unwrap_or(1)
-    }
-
-    /// The section with every technique table the schemes use resolved to the keys they
-    /// use, defaults filled in. A table, or a key of it, that no selected scheme uses is an
-    /// error naming it.
-    pub fn resolved(&self) -> Result<SchemeConfig> {
-        let parts = self.parts()?;
-        for (key, value) in &self.tables {
-            let Some(table) = TABLES.iter().find(|t| t.name == key) else {
-                let tables: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
-                return Err(err(
-                    format!("scheme.{key}"),
-                    format!("unknown key: expected `name` or a technique table ({})", tables.join(", ")),
-                ));
-            };
-            if !parts.iter().any(|p| p.table == Some(table.name)) {
-                let users: Vec<&str> = SCHEMES.iter().filter(|s| s.table == Some(table.name)).map(|s| s.name).collect();
-                return Err(err(
-                    format!("scheme.{key}"),
-                    format!(
-                        "keys of technique `{key}`, used by schemes {}, but scheme.name is `{}`",
-                        users.join(", "),
-                        self.name
-                    ),
-                ));
-            }
-            if !value.is_object() {
-                return Err(err(format!("scheme.{key}"), format!("value {value} is not a table")));
-            }
+        if !parts.iter().any(|p| p.table == Some(table.name)) {
+            let users: Vec<&str> = SCHEMES.iter().filter(|s| s.table == Some(table.name)).map(|s| s.name).collect();
+            return Err(err(
+                format!("scheme.{key}"),
+                format!("keys of technique `{key}`, used by schemes {}, but scheme.name is `{}`", users.join(", "), scheme.name),
+            ));
         }
-        let mut tables = BTreeMap::new();
-        for table in TABLES {
-            let users: Vec<&SchemeInfo> = parts.iter().copied().filter(|p| p.table == Some(table.name)).collect();
-            if users.is_empty() {
-                continue;
-            }
-            let prefix = format!("scheme.{}", table.name);
-            let empty = serde_json::Value::Object(Default::default());
-            let raw = self.tables.get(table.name).unwrap_or(&empty);
-            let full = (table.resolve)(raw, &prefix)?;
-            let used = |k: &str| users.iter().any(|u| u.keys.contains(&k));
-            for k in raw.as_object().into_iter().flat_map(|o| o.keys()) {
-                if !used(k) {
-                    let by: Vec<&str> = SCHEMES
-                        .iter()
-                        .filter(|s| s.table == Some(table.name) && s.keys.contains(&k.as_str()))
-                        .map(|s| s.name)
-                        .collect();
-                    return Err(err(
-                        format!("{prefix}.{k}"),
-                        format!("is used by scheme {} only, not by `{}`", by.join(", "), self.name),
-                    ));
-                }
-            }
-            let kept: serde_json::Map<String, serde_json::Value> =
-                full.as_object().into_iter().flatten().filter(|(k, _)| used(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
-            tables.insert(table.name.to_string(), serde_json::Value::Object(kept));
+        if !value.is_object() {
+            return Err(err(format!("scheme.{key}"), format!("value {value} is not a table")));
         }
-        Ok(SchemeConfig { name: self.name.clone(), tables })
     }
-
-    /// Whether the rest of `cfg` gives each scheme what it needs (its `needs`).
-    pub fn check_needs(&self, cfg: &Config) -> Result<()> {
-        let resolved = self.resolved()?;
+    let mut tables = BTreeMap::new();
+    for table in TABLES {
+        let users: Vec<&SchemeInfo> = parts.iter().copied().filter(|p| p.table == Some(table.name)).collect();
+        if users.is_empty() {
+            continue;
+        }
+        let prefix = format!("scheme.{}", table.name);
         let empty = serde_json::Value::Object(Default::default());
-        for part in resolved.parts()? {
-            let table = part.table.and_then(|t| resolved.tables.get(t)).unwrap_or(&empty);
-            (part.needs)(cfg, table)?;
+        let raw = scheme.tables.get(table.name).unwrap_or(&empty);
+        let full = (table.resolve)(raw, &prefix)?;
+        let used = |k: &str| users.iter().any(|u| u.keys.contains(&k));
+        for k in raw.as_object().into_iter().flat_map(|o| o.keys()) {
+            if !used(k) {
+                let by: Vec<&str> = SCHEMES
+                    .iter()
+                    .filter(|s| s.table == Some(table.name) && s.keys.contains(&k.as_str()))
+                    .map(|s| s.name)
+                    .collect();
+                return Err(err(
+                    format!("{prefix}.{k}"),
+                    format!("is used by scheme {} only, not by `{}`", by.join(", "), scheme.name),
+                ));
+            }
         }
-        Ok(())
+        let kept: serde_json::Map<String, serde_json::Value> =
+            full.as_object().into_iter().flatten().filter(|(k, _)| used(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        tables.insert(table.name.to_string(), serde_json::Value::Object(kept));
     }
+    let null = serde_json::Value::Null;
+    let table_of = |s: &SchemeInfo| s.table.and_then(|t| tables.get(t)).unwrap_or(&null);
+    let mut owners = [""; Hook::ALL.len()];
+    for p in &parts {
+        for &h in p.hooks {
+            owners[h as usize] = p.name;
+        }
+    }
+    let shape = SchemeShape {
+        resolved_for: Some(scheme.name.clone()),
+        hooks: HookSet(parts.iter().fold(0, |acc, p| acc | HookSet::of(p.hooks).0)),
+        owners,
+        keeps_gc_policy: parts.iter().any(|p| p.hooks.contains(&Hook::Cleaning) && p.uses_gc_policy),
+        streams: parts.iter().map(|s| s.streams + (s.extra_streams)(table_of(s))).max().unwrap_or(1),
+        gc_reserve: parts.iter().map(|s| (s.gc_reserve)(table_of(s))).max().unwrap_or(0),
+    };
+    Ok(SchemeConfig { name: scheme.name.clone(), tables, shape })
+}
 
-    /// The hooks the schemes override.
-    pub fn hooks(&self) -> Result<HookSet> {
-        Ok(HookSet(self.parts()?.iter().fold(0, |acc, p| acc | HookSet::of(p.hooks).0)))
+/// Whether the rest of `cfg` gives each scheme what it needs (its `needs`); `cfg.scheme`
+/// must be resolved.
+pub fn check_needs(cfg: &Config) -> Result<()> {
+    let empty = serde_json::Value::Object(Default::default());
+    for part in parts(&cfg.scheme)? {
+        let table = part.table.and_then(|t| cfg.scheme.tables.get(t)).unwrap_or(&empty);
+        (part.needs)(cfg, table)?;
     }
+    Ok(())
+}
+
+/// What the techniques of `cfg`'s scheme allocate that grows with the device, for the
+/// memory estimate made before a run; `cfg.scheme` must be resolved.
+pub fn memory(cfg: &Config) -> Vec<crate::limits::estimate::Part> {
+    let c = cfg.capacity();
+    let blocks = c.physical_pages / cfg.geometry.pages_per_block.max(1) as u64;
+    let parts = parts(&cfg.scheme).unwrap_or_default();
+    TABLES
+        .iter()
+        .filter(|table| parts.iter().any(|p| p.table == Some(table.name)))
+        .flat_map(|table| (table.memory)(c.logical_pages, c.physical_pages, blocks))
+        .collect()
 }
 
 /// Parses a technique table over its defaults (`T::default()` fills missing keys) and
@@ -340,30 +323,23 @@ pub(crate) fn table_config<T: serde::de::DeserializeOwned>(ctx: &BuildCtx, table
     serde_json::from_value(raw).map_err(|e| Error::Config { key: format!("scheme.{table}"), message: e.to_string() })
 }
 
-/// Builds the scheme `cfg.scheme` names, joined into one.
-pub fn build(cfg: &Config, geo: &Geometry, logical_pages: u64) -> Result<(Joined, HookSet)> {
-    let resolved = cfg.scheme.resolved()?;
-    let mut parts = Vec::new();
-    for info in resolved.parts()? {
-        let table = info.table.and_then(|t| resolved.tables.get(t));
+/// Builds the scheme `cfg.scheme` names (resolved), joined into one.
+pub fn build(cfg: &Config, geo: &Geometry, logical_pages: u64) -> Result<Joined> {
+    let mut built = Vec::new();
+    for info in parts(&cfg.scheme)? {
+        let table = info.table.and_then(|t| cfg.scheme.tables.get(t));
         let ctx = BuildCtx { cfg, geo, logical_pages, table };
         if info.name != baseline::BASELINE.name {
-            parts.push(((info.build)(&ctx)?, info.hooks));
+            built.push(((info.build)(&ctx)?, info.hooks));
         }
     }
-    Ok((Joined::new(parts), resolved.hooks()?))
+    Ok(Joined::new(built))
 }
 
-/// The technique sections of a report: every technique's idle sections, replaced by those
-/// the running scheme writes.
-pub fn report_sections(scheme: &Joined, name: &str, tasks: &TaskCounts) -> serde_json::Map<String, serde_json::Value> {
-    let mut sections = serde_json::Map::new();
-    for t in TABLES {
-        let (key, value) = (t.idle_report)(name);
-        sections.insert(key.to_string(), value);
-    }
-    scheme.report(tasks, &mut sections);
-    sections
+/// The report sections a run of `scheme` carries: one per technique table its parts use.
+pub fn report_keys(scheme: &SchemeConfig) -> Result<Vec<&'static str>> {
+    let parts = parts(scheme)?;
+    Ok(TABLES.iter().filter(|t| parts.iter().any(|p| p.table == Some(t.name))).map(|t| t.report_key).collect())
 }
 
 /// Every scheme as `xlssd schemes` lists it.
@@ -388,7 +364,7 @@ mod tests {
     use super::*;
 
     fn parse(toml: &str) -> Result<Config> {
-        Config::from_toml_str(toml)
+        crate::config_from_toml(toml)
     }
 
     fn message(toml: &str) -> String {
@@ -496,7 +472,7 @@ mod tests {
         assert!(m.contains("twice"), "{m}");
         // The baseline overrides nothing, so it joins anything.
         let cfg = parse("[ftl]\noverprovisioning = 0.25\n[scheme]\nname = \"baseline+approxftl\"\n").unwrap();
-        assert_eq!(cfg.scheme.hooks().unwrap(), HookSet::of(approxftl::APPROXFTL.hooks));
+        assert_eq!(cfg.scheme.shape.hooks, HookSet::of(approxftl::APPROXFTL.hooks));
     }
 
     #[test]
@@ -516,7 +492,7 @@ mod tests {
         let keys: Vec<&str> = table.keys().map(String::as_str).collect();
         assert_eq!(keys, vec!["lba_ranges", "lba_ranges_file", "promote_after"]);
         assert_eq!(table["promote_after"], 3);
-        let again = Config::from_json_str(&cfg.to_json_value().to_string()).unwrap();
+        let again = crate::config_from_json(&cfg.to_json_value().to_string()).unwrap();
         assert_eq!(again.scheme, cfg.scheme);
         // Every key of the approxftl scheme, with seed 000's defaults.
         let cfg = parse("[ftl]\noverprovisioning = 0.25\n[scheme]\nname = \"approxftl\"\n").unwrap();

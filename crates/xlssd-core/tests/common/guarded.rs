@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use xlssd_core::host::Request;
 
 use super::VecSource;
-use xlssd_core::{Config, Progress, Report, RunOptions, Simulator};
+use xlssd_core::{Config, Progress, Report, RunOptions};
 
 /// Stops a run in which no request completes over `max_stuck` progress updates (each is
 /// 65,536 events), or that runs longer than `max_wall`.
@@ -48,7 +48,7 @@ pub fn run_guarded(cfg: &Config, reqs: Vec<Request>, qd: Option<u32>, check: boo
             Some(qd) => VecSource::closed(reqs, qd),
             None => VecSource::open(reqs),
         };
-        let result = Simulator::new(&cfg, Box::new(source)).map_err(|e| format!("setup: {e}")).and_then(|sim| {
+        let result = xlssd_core::simulator(&cfg, Box::new(source), None).map_err(|e| format!("setup: {e}")).and_then(|sim| {
             let mut guard = Guard::new(50, Duration::from_secs(15));
             sim.run(RunOptions { check, progress: Some(&mut guard), ..Default::default() })
                 .map_err(|e| format!("run: {e} (after {:?} of wall time)", guard.started.elapsed()))

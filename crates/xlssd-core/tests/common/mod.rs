@@ -4,7 +4,7 @@
 pub mod guarded;
 
 use xlssd_core::host::{Op, Request, RequestSource};
-use xlssd_core::{Config, Report, RunOptions, Simulator};
+use xlssd_core::{Config, Report, RunOptions};
 
 /// `cases` proptest cases drawn from the fixed `seed`, nothing persisted: a property test
 /// that `make test` runs the same way every time (the `--ignored` searches draw fresh ones).
@@ -89,7 +89,7 @@ pub fn steady_overwrite_device(blocks_per_plane: u32, overprovisioning: f64, pol
 }
 
 pub fn run(cfg: &Config, source: VecSource, check: bool) -> Report {
-    let sim = Simulator::new(cfg, Box::new(source)).expect("config is valid");
+    let sim = xlssd_core::simulator(cfg, Box::new(source), None).expect("config is valid");
     sim.run(RunOptions { check, ..Default::default() }).expect("run succeeds")
 }
 

@@ -34,7 +34,7 @@ use crate::physics::Ispp;
 const TABLE_NAME: &str = "access_modes";
 const KEY: &str = "access_modes";
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report, memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: KEY, resolve, memory };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, AccessModesConfig::validate)
@@ -68,11 +68,6 @@ pub struct AccessModesReport {
     /// `fixed-t`'s t for every page (0: adapted to wear).
     pub fixed_t: u32,
     pub services: Vec<ServiceReport>,
-}
-
-fn idle_report(scheme: &str) -> (&'static str, serde_json::Value) {
-    let r = AccessModesReport { scheme: scheme.to_string(), ..Default::default() };
-    (KEY, serde_json::to_value(r).expect("report serialises"))
 }
 
 pub struct AccessModes {

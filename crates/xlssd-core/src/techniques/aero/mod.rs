@@ -30,7 +30,7 @@ use crate::sim::Time;
 
 const TABLE_NAME: &str = "aero";
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory: memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, AeroConfig::validate)

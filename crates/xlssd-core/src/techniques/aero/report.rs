@@ -26,7 +26,3 @@ pub struct AeroReport {
     /// `lifetime_pe` over conventional ISPE's.
     pub lifetime_vs_ispe: f64,
 }
-
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    (KEY, serde_json::to_value(AeroReport { scheme: scheme.to_string(), ..Default::default() }).expect("report serialises"))
-}

@@ -91,7 +91,7 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
     build: |ctx| build(ctx, Variant::Approxftl),
 };
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory };
 
 /// Request tags per logical page (`tags`).
 pub const TAG_BYTES: u64 = 1;

@@ -47,12 +47,6 @@ pub struct ActiveBlockCounts {
     pub all_approx: u64,
 }
 
-/// The section when no approximate-write scheme runs.
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    let r = ApproxReport { scheme: scheme.to_string(), ..Default::default() };
-    (KEY, serde_json::to_value(r).expect("report section serialises"))
-}
-
 /// The section of a finished run's report.
 pub fn of(report: &crate::report::Report) -> ApproxReport {
     report.techniques.get(KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()

@@ -36,7 +36,7 @@ use crate::sim::Time;
 
 const TABLE_NAME: &str = "ascache";
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, AscacheConfig::validate)

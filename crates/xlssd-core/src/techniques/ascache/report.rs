@@ -34,7 +34,3 @@ pub struct AscacheReport {
     pub rber_u_mean: f64,
     pub rber_u_max: f64,
 }
-
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    (KEY, serde_json::to_value(AscacheReport { scheme: scheme.to_string(), ..Default::default() }).expect("report serialises"))
-}

@@ -130,7 +130,7 @@ fn read_resistant(ctx: &super::BuildCtx, variant: Variant) -> crate::error::Resu
     Ok(Box::new(ReadResistant::new(&ctx.cfg.scheme.name, variant, ctx.geo, &cfg, d, ctx.logical_pages)))
 }
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory };
 
 /// Per block, the most any scheme of the family keeps: redFTL's read count (4), read-clock
 /// state (24), flags (2) and replica count (4); the read-resistant schemes' mode (1),

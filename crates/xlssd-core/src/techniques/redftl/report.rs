@@ -43,11 +43,6 @@ pub struct Replicas {
     pub capped: u64,
 }
 
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    let r = ReadDisturbReport { scheme: scheme.to_string(), ..Default::default() };
-    (KEY, serde_json::to_value(r).expect("report serialises"))
-}
-
 /// The section of a finished run's report.
 pub fn of(report: &crate::report::Report) -> ReadDisturbReport {
     report.techniques.get(KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()

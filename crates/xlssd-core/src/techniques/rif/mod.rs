@@ -31,7 +31,7 @@ use crate::physics::read_retry::{hash64, page_normal};
 
 const TABLE_NAME: &str = "rif";
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory: |_, _, _| Vec::new() };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory: |_, _, _| Vec::new() };
 
 fn resolve(raw: &serde_json::Value, prefix: &str) -> Result<serde_json::Value> {
     super::resolve_table(raw, prefix, RifConfig::validate)

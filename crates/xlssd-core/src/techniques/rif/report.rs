@@ -19,10 +19,6 @@ pub struct RifReport {
     pub false_successes: u64,
 }
 
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    (KEY, serde_json::to_value(RifReport { scheme: scheme.to_string(), ..Default::default() }).expect("report serialises"))
-}
-
 /// The section of a finished run's report.
 pub fn of(report: &crate::report::Report) -> RifReport {
     report.techniques.get(KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()

@@ -110,7 +110,7 @@ pub const ORA: SchemeInfo = SchemeInfo {
     build: |ctx| build(ctx, |_| Variant::Ora(Oracle::default())),
 };
 
-pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, resolve, idle_report: report::idle, memory };
+pub const TABLE: TableInfo = TableInfo { name: TABLE_NAME, report_key: report::KEY, resolve, memory };
 
 /// Per logical page: the program context of its data (4 bytes) and, for `ora`, its next
 /// update time (4 bytes).

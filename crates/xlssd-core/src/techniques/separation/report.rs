@@ -126,11 +126,6 @@ impl SeparationReport {
     }
 }
 
-pub fn idle(scheme: &str) -> (&'static str, serde_json::Value) {
-    let r = SeparationReport { scheme: scheme.to_string(), ..Default::default() };
-    (KEY, serde_json::to_value(r).expect("report serialises"))
-}
-
 /// The section of a finished run's report.
 pub fn of(report: &crate::report::Report) -> SeparationReport {
     report.techniques.get(KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()

@@ -403,7 +403,7 @@ pub trait RetryReference {
 pub const MAX_ERASE_LOOPS: usize = 8;
 
 /// How an erase runs: erase-and-verify loops, each a command of its own on the die (reads
-/// may run between them), each with its pulse's time and its ISPE voltage step.
+/// may run between them), each with its pulse's time and the voltage step of its incremental pulse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErasePlan {
     loop_ns: [Time; MAX_ERASE_LOOPS],

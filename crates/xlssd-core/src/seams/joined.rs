@@ -245,7 +245,7 @@ mod tests {
         fn erase_wear(&mut self, _block: u32) -> f32 {
             self.erase_wear
         }
-        // Never in the last loop, as AERO's simulator has it.
+        // Never in the last loop: a part that decides where an erase may be suspended.
         fn may_suspend(&mut self, _block: u32, index: u32, loops: u32) -> bool {
             index + 1 < loops
         }
@@ -277,7 +277,7 @@ mod tests {
         let placing = Box::new(Part { stream: 7, erase_wear: 9.0, validity_seen: 0 });
         let erasing = Box::new(Part { stream: 8, erase_wear: 0.5, validity_seen: 0 });
         let mut j = Joined::new(vec![(placing, &[Hook::Placement]), (erasing, &[Hook::Erase])]);
-        let geo = crate::nand::Geometry::new(&crate::config::GeometryConfig::one_plane(4, 8, 2));
+        let geo = crate::nand::Geometry::new(&crate::nand::config::GeometryConfig::one_plane(4, 8, 2));
         let mut blocks = BlockManager::new(&geo, 2).unwrap();
         let mut picker = crate::ftl::wear::EraseCountLeveler::new(false, false, 0);
         let mut ctx = PlaceCtx::plain(&geo, &mut blocks, &mut picker);
