@@ -25,7 +25,7 @@ use crate::backing::cache::{Directory, Eviction, WriteAction};
 use crate::backing::hdd::Hdd;
 use crate::backing::{BackingConfig, WritePolicy};
 use crate::host::{Op, Request};
-use crate::seams::{CacheTier, Hook, Route};
+use crate::seams::{CacheTier, Route};
 use crate::sim::Time;
 use crate::stats::LatencyStats;
 
@@ -211,7 +211,7 @@ impl Simulator<'_> {
     /// cannot finish it early.
     pub(super) fn cache_request(&mut self, id: u32, r: &Request, lba: u64) {
         let now = self.now();
-        let bypass = self.hooks.has(Hook::CacheTier) && self.scheme.route(r, now) == Route::Bypass;
+        let bypass = self.scheme.route(r, now) == Route::Bypass;
         if bypass {
             self.layer().stats.bypassed += 1;
         }

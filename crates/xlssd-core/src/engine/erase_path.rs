@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::Simulator;
 use crate::controller::txn::{QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
-use crate::seams::{EraseControl, EraseCtx, ErasePlan, Hook, MAX_ERASE_LOOPS};
+use crate::seams::{EraseControl, EraseCtx, ErasePlan, MAX_ERASE_LOOPS};
 use crate::sim::Time;
 
 /// `Txn::step` of the transaction running a block's deferred last loop; other erase
@@ -89,18 +89,14 @@ impl Erases {
 impl Simulator<'_> {
     /// Plans the erase of cleaned `block` and queues its first loop.
     pub(super) fn start_erase(&mut self, plane: u32, block: u32) {
-        let plan = if self.hooks.has(Hook::Erase) {
-            let ctx = EraseCtx {
-                block,
-                pe: self.blocks.erase_count[block as usize],
-                base_ns: self.timing.erase_ns,
-                program_ns: self.timing.program_ns(self.geo.page_type(0)),
-                read_ns: self.timing.read_ns(self.geo.page_type(0)),
-            };
-            self.scheme.erase_plan(&ctx)
-        } else {
-            ErasePlan::single(self.timing.erase_ns)
+        let ctx = EraseCtx {
+            block,
+            pe: self.blocks.erase_count[block as usize],
+            base_ns: self.timing.erase_ns,
+            program_ns: self.timing.program_ns(self.geo.page_type(0)),
+            read_ns: self.timing.read_ns(self.geo.page_type(0)),
         };
+        let plan = self.scheme.erase_plan(&ctx);
         if plan.loops() == 0 {
             self.invariant(format!("the erase plan of block {block} has no loop"));
             return;

@@ -8,7 +8,7 @@
 use super::{Ev, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, Suspended};
 use crate::controller::txn::{OpClass, QueueClass};
-use crate::seams::{EraseControl, Hook};
+use crate::seams::EraseControl;
 
 impl Simulator<'_> {
     /// A read was queued on `die`: suspends the erase loop or program it runs, if the rules
@@ -34,7 +34,7 @@ impl Simulator<'_> {
             if rule.guard && self.writes_wait_for_blocks(die) {
                 return;
             }
-            if self.hooks.has(Hook::Erase) && !self.scheme.may_suspend(active.block, active.index, active.loops) {
+            if !self.scheme.may_suspend(active.block, active.index, active.loops) {
                 return;
             }
         }

@@ -119,20 +119,14 @@ impl Simulator<'_> {
 
     /// Tells the placement scheme where a write went.
     pub(super) fn tell_placed(&mut self, plane: u32, default: Target, lpn: u32, write: WriteKind, ppn: Ppn, stream: u32) {
-        if self.hooks.has(Hook::Placement) {
-            let mut ctx = place_ctx!(self, plane, default);
-            self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
-        }
+        let mut ctx = place_ctx!(self, plane, default);
+        self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
     }
 
-    /// Where the scheme sends a page write in `plane` (the default without a placement hook).
+    /// Where the scheme sends a page write in `plane` (`default` for the baseline).
     pub(super) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
-        if self.hooks.has(Hook::Placement) {
-            let mut ctx = place_ctx!(self, plane, default);
-            self.scheme.target(&mut ctx, lpn, write, plane)
-        } else {
-            default
-        }
+        let mut ctx = place_ctx!(self, plane, default);
+        self.scheme.target(&mut ctx, lpn, write, plane)
     }
 
     /// Retries page writes that waited for a free block in `plane`.
@@ -621,7 +615,7 @@ impl Simulator<'_> {
     /// modes (the ratio the threshold-voltage window gives), times the scheme's own factor.
     fn mode_time_factor(&mut self, ppn: Ppn) -> f64 {
         let mode = self.page_program_mode(ppn);
-        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.time_factor(ppn, mode) } else { 1.0 };
+        let own = self.scheme.time_factor(ppn, mode);
         if mode == crate::physics::ProgramMode::Precise {
             own
         } else {
@@ -631,7 +625,7 @@ impl Simulator<'_> {
 
     /// How a page is programmed: the scheme's mode, or the configured one.
     pub(super) fn page_program_mode(&self, ppn: Ppn) -> crate::physics::ProgramMode {
-        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.mode(ppn) } else { None };
+        let own = self.scheme.mode(ppn);
         own.unwrap_or(self.cfg.physics.program_mode)
     }
 
@@ -648,7 +642,8 @@ impl Simulator<'_> {
         if class != OpClass::Read {
             self.dies[die as usize].active = None;
         }
-        if class == OpClass::Read && self.hooks.has(Hook::ReadRetry) {
+        // Only a claimed read-retry hook is asked: its attempt costs the page's RBER.
+        if class == OpClass::Read && self.scheme.claims(Hook::ReadRetry) {
             let op = self.dies[die as usize].op;
             if self.retried_in_die(&op) {
                 return;
@@ -728,7 +723,7 @@ impl Simulator<'_> {
             self.try_start_die(die);
             return;
         }
-        let ask_read_path = op.class == OpClass::Read && self.hooks.has(Hook::ReadPath);
+        let ask_read_path = op.class == OpClass::Read && self.scheme.claims(Hook::ReadPath);
         // Only for a scheme that asks: filling it for every command shows.
         let sensed = ask_read_path.then(|| {
             let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];

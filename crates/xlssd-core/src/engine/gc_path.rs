@@ -4,7 +4,7 @@ use super::{GcJob, Simulator};
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 use crate::nand::Ppn;
-use crate::seams::{Cleaning, EraseControl, Hook, Observer, Reason, VictimCtx};
+use crate::seams::{Cleaning, EraseControl, Observer, Reason, VictimCtx};
 use crate::stats::relocation;
 
 impl Simulator<'_> {
@@ -42,12 +42,8 @@ impl Simulator<'_> {
             return;
         }
         let now = self.now();
-        let victim = if self.hooks.has(Hook::Cleaning) {
-            let mut ctx = VictimCtx { plane, blocks: &self.blocks, now, policy: &mut *self.victim };
-            self.scheme.victim(&mut ctx)
-        } else {
-            self.victim.select(plane, &self.blocks, now)
-        };
+        let mut ctx = VictimCtx { plane, blocks: &self.blocks, now, policy: &mut *self.victim };
+        let victim = self.scheme.victim(&mut ctx);
         if let Some(victim) = victim {
             // Past the threshold, a round goes on only while it frees space: a victim with
             // every page valid would be moved for nothing, and again.
@@ -104,9 +100,7 @@ impl Simulator<'_> {
         let mut pages = std::mem::take(&mut self.scratch_pages);
         pages.clear();
         pages.extend(self.blocks.valid_pages(block));
-        if self.hooks.has(Hook::Cleaning) {
-            self.scheme.copy_order(&self.map, &mut pages);
-        }
+        self.scheme.copy_order(&self.map, &mut pages);
         for &ppn in &pages {
             let Some(lpn) = self.map.owner(ppn) else {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
@@ -191,7 +185,7 @@ impl Simulator<'_> {
             self.invariant(format!("block {block} erased with {} valid pages", self.blocks.valid[block as usize]));
             return;
         }
-        let wear = if self.hooks.has(Hook::Erase) { self.scheme.erase_wear(block) } else { 1.0 };
+        let wear = self.scheme.erase_wear(block);
         if self.observed {
             self.scheme.erased(block);
         }

@@ -8,7 +8,7 @@ use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
-use crate::seams::{Hook, HostWrite, Observer, Placement};
+use crate::seams::{HostWrite, Observer, Placement};
 use crate::sim::Time;
 
 /// Requests taken from the source before their turn to be scheduled, so that their mapping
@@ -106,9 +106,14 @@ impl Simulator<'_> {
     fn host_write_of(&self, r: &Request, lba: u64) -> HostWrite {
         let first_lpn = lba / self.div.unit_sectors;
         let last_lpn = (lba + r.sectors as u64 - 1) / self.div.unit_sectors;
+        self.host_write_at(r, lba, first_lpn, (last_lpn - first_lpn + 1) as u32)
+    }
+
+    /// As [`Self::host_write_of`], for a request whose logical pages are known.
+    fn host_write_at(&self, r: &Request, lba: u64, first_lpn: u64, n_pages: u32) -> HostWrite {
         HostWrite {
             first_lpn,
-            n_pages: (last_lpn - first_lpn + 1) as u32,
+            n_pages,
             lba,
             bytes: r.sectors as u64 * crate::host::SECTOR_BYTES,
             approximate: r.approx,
@@ -142,7 +147,7 @@ impl Simulator<'_> {
 
     /// Whether the scheme wants to see the workload's writes before the run.
     pub fn wants_preview(&self) -> bool {
-        self.hooks.has(Hook::Placement) && self.scheme.wants_preview()
+        self.scheme.wants_preview()
     }
 
     fn submit(&mut self, mut r: Request) {
@@ -245,10 +250,8 @@ impl Simulator<'_> {
                         self.handles.wrote(lpn, handle);
                     }
                 }
-                if self.hooks.has(Hook::Placement) {
-                    let w = self.host_write_of(r, lba);
-                    self.scheme.host_write(&w);
-                }
+                let w = self.host_write_at(r, lba, first_lpn, n_pages);
+                self.scheme.host_write(&w);
                 // The data crosses the host interface before the device can place it.
                 let bytes = self.reqs[id as usize].bytes;
                 let now = self.now();
@@ -396,7 +399,7 @@ impl Simulator<'_> {
             self.page_from_dram(req);
             return;
         }
-        let ppn = if self.hooks.has(Hook::ReadPath) { self.read_copy_of(lpn, ppn) } else { ppn };
+        let ppn = self.read_copy_of(lpn, ppn);
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
         if self.relocs.running_mask() != 0 {
             self.reqs[req as usize].on_die |= self.relocations_on_die(plane);

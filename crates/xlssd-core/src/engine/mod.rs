@@ -41,7 +41,7 @@ use crate::host::{Op, Request, RequestSource};
 use crate::interrupt;
 use crate::nand::{Geometry, Timing};
 use crate::report::Report;
-use crate::seams::{FreeBlocks, HookSet, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
+use crate::seams::{FreeBlocks, Joined, Reason, Relocating, SetupCtx, TaskCounts, Technique};
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
@@ -308,7 +308,6 @@ pub struct Simulator<'s> {
     default_tolerance: f32,
     /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
     scheme: Joined,
-    hooks: HookSet,
     observed: bool,
     /// Relocations made by the scheme's own tasks, by reason.
     tasks: TaskCounts,
@@ -387,7 +386,6 @@ impl<'s> Simulator<'s> {
             AllocationScheme::Static => Box::new(StaticCwdp::new(&geo)),
             AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
         };
-        let hooks = cfg.scheme.shape.hooks;
         let mut scheme = scheme;
         if cap.unit_pages > 1 {
             // Config::validate refused a scheme that handles single pages.
@@ -483,7 +481,6 @@ impl<'s> Simulator<'s> {
             default_tolerance: cfg.host.ap_ber as f32,
             observed: scheme.observed(),
             scheme,
-            hooks,
             tasks: TaskCounts::default(),
             relocs: RelocationStats::default(),
             copies: Default::default(),

@@ -193,7 +193,7 @@ impl Simulator<'_> {
             tolerance: if t.kind == TxnKind::HostRead { self.reqs[t.owner as usize].tolerance as f64 } else { 0.0 },
         };
         if let Some(need) = need {
-            if t.step == 0 && self.hooks.has(Hook::RetryReference) {
+            if t.step == 0 {
                 a.reference = self.scheme.first_reference(&a).min(self.table_steps());
                 self.txns.get_mut(id).reference = a.reference as u8;
             }
@@ -213,7 +213,7 @@ impl Simulator<'_> {
         if self.table_steps() == 0 {
             return;
         }
-        let next = if self.hooks.has(Hook::RetryReference) { self.scheme.next_reference(a) } else { a.reference + 1 };
+        let next = self.scheme.next_reference(a);
         self.txns.get_mut(id).reference = next.min(self.table_steps()) as u8;
     }
 
@@ -238,9 +238,7 @@ impl Simulator<'_> {
     fn history_rber(&self, block: u32, page: &PageHistory) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
         let mut rber = rel.model.rber(page);
-        if self.hooks.has(Hook::Erase) {
-            rber *= self.scheme.erased_rber_factor(block);
-        }
+        rber *= self.scheme.erased_rber_factor(block);
         if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
             rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
         }
@@ -269,7 +267,7 @@ impl Simulator<'_> {
         }
         let page_type = self.geo.page_type(self.geo.page_in_block(ppn));
         let block = self.geo.block_of(ppn);
-        let read_mode = if self.hooks.has(Hook::ProgramMode) { self.scheme.read_mode(block) } else { 0 };
+        let read_mode = self.scheme.read_mode(block);
         let w = self.cfg.physics.read_disturbance.weight(page_type, read_mode) as f32;
         if let Some(rel) = self.rel.as_mut() {
             rel.state.blocks[block as usize].reads += w;
@@ -323,7 +321,7 @@ impl Simulator<'_> {
 
     /// The programming algorithm of a page: the scheme's, or the configured one.
     pub(super) fn page_algorithm(&self, ppn: Ppn) -> crate::physics::Ispp {
-        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.algorithm(ppn) } else { None };
+        let own = self.scheme.algorithm(ppn);
         own.unwrap_or(self.cfg.physics.algorithm)
     }
 
@@ -372,7 +370,7 @@ impl Simulator<'_> {
     /// cannot have been erased since the page was programmed, so its wear now is its wear
     /// then.
     fn bch_needed_t(&mut self, ppn: Ppn) -> u32 {
-        let own = if self.hooks.has(Hook::ProgramMode) { self.scheme.code(ppn) } else { None };
+        let own = self.scheme.code(ppn);
         let e = &self.cfg.ecc;
         let strength = own.unwrap_or(if e.bch_t > 0 { CodeStrength::Fixed(e.bch_t) } else { CodeStrength::Uber(e.target_uber) });
         let uber = match strength {
@@ -425,10 +423,11 @@ impl Simulator<'_> {
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let mut raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
-        // The attempt as the retry-table model and the read-retry hook see it, built once.
+        // The attempt as the retry-table model and the read-retry hook see it, built once,
+        // and only when one of them will read it (a page's attempt costs its retry model).
         let table = self.table_steps() > 0 && !raw;
-        let attempt = (table || (!raw && self.hooks.has(Hook::ReadRetry))).then(|| self.attempt(id, rber));
-        if let Some(a) = attempt.filter(|_| step == 0 && self.hooks.has(Hook::ReadRetry)) {
+        let attempt = (table || (!raw && self.scheme.claims(Hook::ReadRetry))).then(|| self.attempt(id, rber));
+        if let Some(a) = attempt.filter(|_| step == 0) {
             raw = !self.scheme.decode(&a);
         }
         let table = table && !raw;
@@ -470,17 +469,14 @@ impl Simulator<'_> {
                 (self.cfg.ecc.bch.decode_ns(code_t, xfer_ns), outcome)
             }
         };
-        let outcome = match outcome {
-            Decoded::Raw => Decoded::Raw,
-            _ if self.hooks.has(Hook::ReadRetry) => {
-                let a = attempt.expect("built for the read-retry hook");
-                match self.scheme.after_decode(&a, outcome == Decoded::Retry) {
-                    Verdict::AsDecoded => outcome,
-                    Verdict::Raw => Decoded::Raw,
-                    Verdict::Retry => Decoded::Retry,
-                }
-            }
-            _ => outcome,
+        let outcome = match (outcome, attempt) {
+            (Decoded::Raw, _) => Decoded::Raw,
+            (_, Some(a)) => match self.scheme.after_decode(&a, outcome == Decoded::Retry) {
+                Verdict::AsDecoded => outcome,
+                Verdict::Raw => Decoded::Raw,
+                Verdict::Retry => Decoded::Retry,
+            },
+            (_, None) => outcome,
         };
         if let Some(a) = attempt.filter(|a| table && !a.decodable) {
             let rel = self.rel.as_mut().expect("reliability is on");

@@ -2,14 +2,11 @@
 //! the engine starts each in its plane like a GC victim, counted under the task's reason.
 
 use super::{Ev, Simulator};
-use crate::seams::{Background, BackgroundCtx, Hook, Probe, Reason};
+use crate::seams::{Background, BackgroundCtx, Probe, Reason};
 
 impl Simulator<'_> {
     /// Schedules the next background run, if the scheme has a periodic task.
     pub(super) fn schedule_background(&mut self) {
-        if !self.hooks.has(Hook::Background) {
-            return;
-        }
         if let Some(period) = self.scheme.period_ns(self.cfg.physics.retention_scale) {
             self.q.schedule_in(period, Ev::Background);
             self.background_pending = true;

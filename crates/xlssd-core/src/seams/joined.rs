@@ -1,5 +1,10 @@
-//! Schemes joined with `+`: each hook goes to the part that claims it (the baseline when
-//! none does); observation and the report go to every part.
+//! Schemes joined with `+`: each hook goes to the part that claims it, and to the baseline
+//! when none does; observation and the report go to every part.
+//!
+//! This is the one owner of the seams: the engine calls every hook unguarded, and a hook
+//! nobody claims runs the trait's default through [`Baseline`], called statically (no
+//! virtual call, inlined where the engine calls it), so each default behaviour is written
+//! once, in the trait.
 
 use super::baseline::Baseline;
 use super::hooks::*;
@@ -14,7 +19,6 @@ pub struct Joined {
     parts: Vec<Box<dyn Technique>>,
     /// Index into `parts` of the part that claims each hook (by `Hook as usize`).
     owner: [Option<u8>; Hook::ALL.len()],
-    baseline: Baseline,
 }
 
 impl Joined {
@@ -27,140 +31,169 @@ impl Joined {
                 owner[h as usize] = Some(i as u8);
             }
         }
-        Joined { parts: parts.into_iter().map(|(p, _)| p).collect(), owner, baseline: Baseline }
+        Joined { parts: parts.into_iter().map(|(p, _)| p).collect(), owner }
+    }
+
+    /// Whether a part claims `hook` (without one, the baseline's default runs).
+    pub fn claims(&self, hook: Hook) -> bool {
+        self.owner[hook as usize].is_some()
     }
 
     /// Whether any part observes (the baseline has nothing to observe).
     pub fn observed(&self) -> bool {
         !self.parts.is_empty()
     }
+}
 
-    fn part(&mut self, h: Hook) -> &mut dyn Technique {
-        match self.owner[h as usize] {
-            Some(i) => &mut *self.parts[i as usize],
-            None => &mut self.baseline,
+/// Calls `method` on the part claiming `hook`, or statically on the baseline.
+macro_rules! route {
+    ($self:ident, $hook:ident, $method:ident($($arg:expr),*)) => {
+        match $self.owner[Hook::$hook as usize] {
+            Some(i) => $self.parts[i as usize].$method($($arg),*),
+            None => Baseline.$method($($arg),*),
         }
-    }
-
-    fn part_ref(&self, h: Hook) -> &dyn Technique {
-        match self.owner[h as usize] {
-            Some(i) => &*self.parts[i as usize],
-            None => &self.baseline,
-        }
-    }
+    };
 }
 
 impl Placement for Joined {
+    #[inline]
     fn host_write(&mut self, w: &HostWrite) {
-        self.part(Hook::Placement).host_write(w)
+        route!(self, Placement, host_write(w))
     }
+    #[inline]
     fn target(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, plane: u32) -> Target {
-        self.part(Hook::Placement).target(ctx, lpn, kind, plane)
+        route!(self, Placement, target(ctx, lpn, kind, plane))
     }
+    #[inline]
     fn placed(&mut self, ctx: &mut PlaceCtx, lpn: u32, kind: WriteKind, ppn: Ppn, stream: u32) {
-        self.part(Hook::Placement).placed(ctx, lpn, kind, ppn, stream)
+        route!(self, Placement, placed(ctx, lpn, kind, ppn, stream))
     }
+    #[inline]
     fn wants_preview(&self) -> bool {
-        self.part_ref(Hook::Placement).wants_preview()
+        route!(self, Placement, wants_preview())
     }
+    #[inline]
     fn preview(&mut self, w: &HostWrite) {
-        self.part(Hook::Placement).preview(w)
+        route!(self, Placement, preview(w))
     }
 }
 
 impl ProgramModes for Joined {
+    #[inline]
     fn mode(&self, ppn: Ppn) -> Option<ProgramMode> {
-        self.part_ref(Hook::ProgramMode).mode(ppn)
+        route!(self, ProgramMode, mode(ppn))
     }
+    #[inline]
     fn algorithm(&self, ppn: Ppn) -> Option<Ispp> {
-        self.part_ref(Hook::ProgramMode).algorithm(ppn)
+        route!(self, ProgramMode, algorithm(ppn))
     }
+    #[inline]
     fn code(&self, ppn: Ppn) -> Option<CodeStrength> {
-        self.part_ref(Hook::ProgramMode).code(ppn)
+        route!(self, ProgramMode, code(ppn))
     }
+    #[inline]
     fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
-        self.part(Hook::ProgramMode).time_factor(ppn, mode)
+        route!(self, ProgramMode, time_factor(ppn, mode))
     }
+    #[inline]
     fn read_mode(&self, block: u32) -> usize {
-        self.part_ref(Hook::ProgramMode).read_mode(block)
+        route!(self, ProgramMode, read_mode(block))
     }
 }
 
 impl Cleaning for Joined {
+    #[inline]
     fn victim(&mut self, ctx: &mut VictimCtx) -> Option<u32> {
-        self.part(Hook::Cleaning).victim(ctx)
+        route!(self, Cleaning, victim(ctx))
     }
+    #[inline]
     fn copy_order(&mut self, map: &crate::ftl::mapping::Mapping, pages: &mut [Ppn]) {
-        self.part(Hook::Cleaning).copy_order(map, pages)
+        route!(self, Cleaning, copy_order(map, pages))
     }
 }
 
 impl FreeBlocks for Joined {
+    #[inline]
     fn wear_leveler(&mut self) -> Option<Box<dyn WearLeveler>> {
-        self.part(Hook::FreeBlocks).wear_leveler()
+        route!(self, FreeBlocks, wear_leveler())
     }
 }
 
 impl ReadPath for Joined {
+    #[inline]
     fn read_copy(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
-        self.part(Hook::ReadPath).read_copy(lpn, ppn)
+        route!(self, ReadPath, read_copy(lpn, ppn))
     }
+    #[inline]
     fn sensed(&mut self, ctx: &SenseCtx, ppn: Ppn, kind: ReadKind, actions: &mut Vec<ReadAction>) {
-        self.part(Hook::ReadPath).sensed(ctx, ppn, kind, actions)
+        route!(self, ReadPath, sensed(ctx, ppn, kind, actions))
     }
 }
 
 impl ReadRetry for Joined {
+    #[inline]
     fn decode(&mut self, a: &Attempt) -> bool {
-        self.part(Hook::ReadRetry).decode(a)
+        route!(self, ReadRetry, decode(a))
     }
+    #[inline]
     fn retry_in_die(&mut self, a: &Attempt) -> bool {
-        self.part(Hook::ReadRetry).retry_in_die(a)
+        route!(self, ReadRetry, retry_in_die(a))
     }
+    #[inline]
     fn after_decode(&mut self, a: &Attempt, decoder_retries: bool) -> Verdict {
-        self.part(Hook::ReadRetry).after_decode(a, decoder_retries)
+        route!(self, ReadRetry, after_decode(a, decoder_retries))
     }
 }
 
 impl RetryReference for Joined {
+    #[inline]
     fn first_reference(&mut self, a: &Attempt) -> u32 {
-        self.part(Hook::RetryReference).first_reference(a)
+        route!(self, RetryReference, first_reference(a))
     }
+    #[inline]
     fn next_reference(&mut self, a: &Attempt) -> u32 {
-        self.part(Hook::RetryReference).next_reference(a)
+        route!(self, RetryReference, next_reference(a))
     }
 }
 
 impl EraseControl for Joined {
+    #[inline]
     fn erase_plan(&mut self, ctx: &EraseCtx) -> ErasePlan {
-        self.part(Hook::Erase).erase_plan(ctx)
+        route!(self, Erase, erase_plan(ctx))
     }
+    #[inline]
     fn erase_wear(&mut self, block: u32) -> f32 {
-        self.part(Hook::Erase).erase_wear(block)
+        route!(self, Erase, erase_wear(block))
     }
+    #[inline]
     fn may_suspend(&mut self, block: u32, index: u32, loops: u32) -> bool {
-        self.part(Hook::Erase).may_suspend(block, index, loops)
+        route!(self, Erase, may_suspend(block, index, loops))
     }
+    #[inline]
     fn erased_rber_factor(&self, block: u32) -> f64 {
-        self.part_ref(Hook::Erase).erased_rber_factor(block)
+        route!(self, Erase, erased_rber_factor(block))
     }
 }
 
 impl Background for Joined {
+    #[inline]
     fn period_ns(&self, retention_scale: f64) -> Option<Time> {
-        self.part_ref(Hook::Background).period_ns(retention_scale)
+        route!(self, Background, period_ns(retention_scale))
     }
+    #[inline]
     fn run(&mut self, ctx: &BackgroundCtx, moves: &mut Vec<Move>) {
-        self.part(Hook::Background).run(ctx, moves)
+        route!(self, Background, run(ctx, moves))
     }
+    #[inline]
     fn probes(&mut self, ctx: &BackgroundCtx, blocks: &mut Vec<u32>) {
-        self.part(Hook::Background).probes(ctx, blocks)
+        route!(self, Background, probes(ctx, blocks))
     }
 }
 
 impl CacheTier for Joined {
+    #[inline]
     fn route(&mut self, r: &Request, now: Time) -> Route {
-        self.part(Hook::CacheTier).route(r, now)
+        route!(self, CacheTier, route(r, now))
     }
 }
 
