@@ -142,7 +142,7 @@ impl Simulator<'_> {
         if owner == crate::controller::txn::NO_OWNER {
             return if write { layer.dir.page_in(lpn) } else { None };
         }
-        let parent = self.reqs[owner as usize].parent;
+        let parent = self.host.reqs[owner as usize].parent;
         if !origin::is_part(parent) || parent == origin::FILL || parent == origin::WRITE_BACK {
             return None;
         }
@@ -203,7 +203,7 @@ impl Simulator<'_> {
 
     /// One more part of request `id` to wait for.
     fn add_part(&mut self, id: u32) {
-        self.reqs[id as usize].pages_left += 1;
+        self.host.reqs[id as usize].pages_left += 1;
     }
 
     /// A host request at the cache layer: its pages go to the SSD, the disk, or both. It
@@ -224,14 +224,14 @@ impl Simulator<'_> {
 
     /// Sectors of page `page` that `lba..end` touches, as (first sector, count).
     fn touched(&self, page: u64, lba: u64, end: u64) -> (u64, u64) {
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let lo = lba.max(page * spp);
         let hi = end.min((page + 1) * spp);
         (lo - page * spp, hi - lo)
     }
 
     fn cached_read(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let end = lba + r.sectors as u64;
         let (first, last) = (lba / spp, (end - 1) / spp);
         let mut run: Option<u64> = None;
@@ -264,7 +264,7 @@ impl Simulator<'_> {
 
     /// Pages `start..end` of request `id` are not cached: one disk read, then fills.
     fn read_missing(&mut self, id: u32, start: u64, end: u64, bypass: bool, tolerance: f32) {
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let ready = self.disk_access(start * spp, (end - start) * spp, false);
         for page in start..end {
             self.payload_read(page, 0.0);
@@ -298,7 +298,7 @@ impl Simulator<'_> {
             Some(&(page, ready, tolerance)) if ready == now => {
                 layer.filling.remove(&slot);
                 layer.stats.fills += 1;
-                let spp = self.sectors_per_page;
+                let spp = self.host.sectors_per_page;
                 let like = Request {
                     arrival_ns: 0,
                     lba: page * spp,
@@ -331,7 +331,7 @@ impl Simulator<'_> {
             return;
         }
         layer.stats.dirty_evictions += 1;
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let like = Request {
             arrival_ns: 0,
             lba: e.page * spp,
@@ -346,7 +346,7 @@ impl Simulator<'_> {
     }
 
     fn cached_write(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let end = lba + r.sectors as u64;
         let policy = if bypass { WritePolicy::WriteAround } else { self.layer().policy };
         for page in lba / spp..=(end - 1) / spp {
@@ -401,7 +401,7 @@ impl Simulator<'_> {
                     self.layer().stats.write_back_lost += 1;
                 } else {
                     self.layer().stats.written_back += 1;
-                    let spp = self.sectors_per_page;
+                    let spp = self.host.sectors_per_page;
                     self.disk_access(page * spp, spp, true);
                 }
             }
@@ -425,7 +425,7 @@ impl Simulator<'_> {
             // The disk's copy is all there is now.
             layer.dir.cleaned(slot.expect("checked"));
         }
-        let spp = self.sectors_per_page;
+        let spp = self.host.sectors_per_page;
         let ready = self.disk_access(page * spp, spp, false);
         self.payload_read(page, 0.0);
         self.page_done_at(parent, ready);

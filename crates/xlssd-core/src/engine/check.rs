@@ -85,7 +85,7 @@ impl Tables<'_> {
 
 impl Simulator<'_> {
     fn tables(&self) -> Tables<'_> {
-        Tables { blocks: &self.blocks, map: &self.map, copies: &self.copies, unit: self.unit_pages as Ppn }
+        Tables { blocks: &self.ftl.blocks, map: &self.ftl.map, copies: &self.ftl.copies, unit: self.ftl.unit_pages as Ppn }
     }
 
     /// Checks every block ([`Tables::check`]), on two threads on a large device; the fault
@@ -120,29 +120,32 @@ impl Simulator<'_> {
             Ok(totals) => totals,
             Err(message) => return fail(message),
         };
-        let pools: u64 = (0..self.geo.planes).map(|p| self.blocks.free_count(p) as u64).sum();
+        let pools: u64 = (0..self.geo.planes).map(|p| self.ftl.blocks.free_count(p) as u64).sum();
         if pools != free_total {
             return fail(format!("{free_total} blocks are free but the free pools hold {pools}"));
         }
         for p in 0..self.geo.planes {
-            for &b in self.blocks.free_list(p) {
-                if self.blocks.state[b as usize] != BlockState::Free || self.geo.plane_of_block(b) != p {
-                    return fail(format!("free pool of plane {p} holds block {b} in state {:?}", self.blocks.state[b as usize]));
+            for &b in self.ftl.blocks.free_list(p) {
+                if self.ftl.blocks.state[b as usize] != BlockState::Free || self.geo.plane_of_block(b) != p {
+                    return fail(format!(
+                        "free pool of plane {p} holds block {b} in state {:?}",
+                        self.ftl.blocks.state[b as usize]
+                    ));
                 }
             }
         }
-        if let Err(message) = self.scheme.check(&self.blocks) {
+        if let Err(message) = self.scheme.check(&self.ftl.blocks) {
             return fail(message);
         }
         if let Some(Err(message)) = self.backing.as_ref().map(|b| b.check()) {
             return fail(message);
         }
-        if valid_total != self.map.mapped() * self.unit_pages as u64 + self.copies.len() {
+        if valid_total != self.ftl.map.mapped() * self.ftl.unit_pages as u64 + self.ftl.copies.len() {
             return fail(format!(
                 "{} logical pages of {} page(s) are mapped and {} extra copies live, but {valid_total} physical pages are valid",
-                self.map.mapped(),
-                self.unit_pages,
-                self.copies.len()
+                self.ftl.map.mapped(),
+                self.ftl.unit_pages,
+                self.ftl.copies.len()
             ));
         }
         Ok(())
@@ -186,12 +189,12 @@ mod tests {
         let blocks = sim.geo.blocks;
         let (low, high) = (blocks / 2 - 3, blocks - 5);
         for b in [high, low] {
-            sim.blocks.valid[b as usize] += 1;
+            sim.ftl.blocks.valid[b as usize] += 1;
         }
         assert!(fault(sim).starts_with(&format!("block {low}: valid count")), "{}", fault(sim));
-        sim.blocks.valid[low as usize] -= 1;
+        sim.ftl.blocks.valid[low as usize] -= 1;
         assert!(fault(sim).starts_with(&format!("block {high}: valid count")), "{}", fault(sim));
-        sim.blocks.valid[high as usize] -= 1;
+        sim.ftl.blocks.valid[high as usize] -= 1;
         sim.check_invariants().unwrap_or_else(|e| panic!("{e}"));
     }
 
@@ -202,7 +205,7 @@ mod tests {
         let (valid, free) = sim.check_blocks().unwrap_or_else(|e| panic!("{e}"));
         // Both halves counted: the totals of one thread over all blocks.
         assert_eq!(sim.tables().check(0..sim.geo.blocks), Ok((valid, free)));
-        assert_eq!(valid, sim.map.mapped());
+        assert_eq!(valid, sim.ftl.map.mapped());
         faults_in_block_order(&mut sim);
     }
 

@@ -84,7 +84,7 @@ impl Simulator<'_> {
         let mut actions = std::mem::take(&mut self.scratch_actions);
         actions.clear();
         let now = self.now();
-        let ctx = SenseCtx { geo: &self.geo, blocks: &self.blocks, map: &self.map, copies: &self.copies, now };
+        let ctx = SenseCtx { geo: &self.geo, blocks: &self.ftl.blocks, map: &self.ftl.map, copies: &self.ftl.copies, now };
         self.scheme.sensed(&ctx, ppn, super::flash_path::read_kind(kind), &mut actions);
         let mut batch = None;
         for &a in &actions {
@@ -92,31 +92,31 @@ impl Simulator<'_> {
                 ReadAction::Reclaim(ask) => {
                     let block = self.geo.block_of(ppn);
                     let plane = self.geo.plane_of_block(block);
-                    if !self.gc_jobs[plane as usize].active() && self.closed_or_sealed(block) {
+                    if !self.ftl.gc_jobs[plane as usize].active() && self.closed_or_sealed(block) {
                         self.start_relocation(plane, block, Reason::Task(ask.reason));
-                        self.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
-                        self.jobs_ahead_of_reads += ask.ahead_of_reads as u32;
+                        self.ftl.gc_jobs[plane as usize].ahead_of_reads = ask.ahead_of_reads;
+                        self.ftl.jobs_ahead_of_reads += ask.ahead_of_reads as u32;
                     }
                 }
                 ReadAction::Copy { lpn, plane } => {
-                    let b = *batch.get_or_insert_with(|| self.copy_batches.begin(now));
+                    let b = *batch.get_or_insert_with(|| self.measure.copy_batches.begin(now));
                     if self.start_copy(lpn, plane) {
-                        self.copy_batches.join(b, lpn);
+                        self.measure.copy_batches.join(b, lpn);
                     }
                 }
                 ReadAction::Promote { lpn, copy } => self.promote_copy(lpn, copy),
             }
         }
         if let Some(b) = batch {
-            self.copy_batches.close_if_empty(b);
+            self.measure.copy_batches.close_if_empty(b);
         }
         self.scratch_actions = actions;
     }
 
     fn abandon_copy(&mut self, lpn: u32) {
-        self.copy_counts.abandoned += 1;
+        self.measure.copy_counts.abandoned += 1;
         let now = self.now();
-        self.copy_batches.done(lpn, now);
+        self.measure.copy_batches.done(lpn, now);
         if self.observed {
             self.scheme.copy_abandoned(lpn);
         }
@@ -124,17 +124,17 @@ impl Simulator<'_> {
 
     /// Reads `lpn`'s mapped page to copy it into `plane`; whether the copy is under way.
     fn start_copy(&mut self, lpn: u32, plane: u32) -> bool {
-        self.copy_counts.asked += 1;
-        if self.unit_pages != 1 {
+        self.measure.copy_counts.asked += 1;
+        if self.ftl.unit_pages != 1 {
             self.invariant(format!("a copy of logical page {lpn} was asked for, but copies need mapping units of one page"));
             return false;
         }
-        if plane >= self.geo.planes || lpn as u64 >= self.logical_pages {
+        if plane >= self.geo.planes || lpn as u64 >= self.ftl.logical_pages {
             self.invariant(format!("a copy of logical page {lpn} was asked for in plane {plane}, which does not exist"));
             return false;
         }
-        match self.map.get(lpn) {
-            Some(from) if self.blocks.is_programmed(from) => {
+        match self.ftl.map.get(lpn) {
+            Some(from) if self.ftl.blocks.is_programmed(from) => {
                 let src = self.geo.plane_of_block(self.geo.block_of(from));
                 self.enqueue(Txn { kind: TxnKind::CopyRead, ppn: from, lpn, owner: plane, plane: src, step: 0, reference: 0 });
                 true
@@ -151,26 +151,26 @@ impl Simulator<'_> {
     /// meanwhile or its plane has no room.
     pub(super) fn copy_read_done(&mut self, t: Txn) {
         let (lpn, plane) = (t.lpn, t.owner);
-        if self.map.get(lpn) != Some(t.ppn) || !self.blocks.is_valid(t.ppn) {
+        if self.ftl.map.get(lpn) != Some(t.ppn) || !self.ftl.blocks.is_valid(t.ppn) {
             self.abandon_copy(lpn);
             return;
         }
         let default = Target { stream: 0, privileged: false };
         let Target { stream, privileged } = self.target_in(plane, lpn, WriteKind::Relocation, default);
-        if !self.blocks.can_allocate(plane, stream, privileged) {
+        if !self.ftl.blocks.can_allocate(plane, stream, privileged) {
             self.abandon_copy(lpn);
             return;
         }
-        let Some(ppn) = self.blocks.allocate(plane, stream, privileged, &mut *self.wl) else {
+        let Some(ppn) = self.ftl.blocks.allocate(plane, stream, privileged, &mut *self.ftl.wl) else {
             self.invariant(format!("plane {plane} had room for a copy but allocation failed"));
             return;
         };
         self.tell_placed(plane, default, lpn, WriteKind::Relocation, ppn, stream);
-        self.map.set_copy_owner(ppn, lpn);
+        self.ftl.map.set_copy_owner(ppn, lpn);
         let now = self.now();
         self.set_page_valid(ppn, now);
-        self.copies.add(lpn, ppn);
-        self.copy_counts.made += 1;
+        self.ftl.copies.add(lpn, ppn);
+        self.measure.copy_counts.made += 1;
         if self.observed {
             self.scheme.copy_made(lpn, ppn);
         }
@@ -180,8 +180,8 @@ impl Simulator<'_> {
 
     /// The host is writing `lpn`: its copies hold old data now.
     pub(super) fn drop_copies_of(&mut self, lpn: u32) {
-        for ppn in self.copies.take(lpn) {
-            self.copy_counts.dropped_on_write += 1;
+        for ppn in self.ftl.copies.take(lpn) {
+            self.measure.copy_counts.dropped_on_write += 1;
             self.invalidate_copy(lpn, ppn);
         }
     }
@@ -189,10 +189,10 @@ impl Simulator<'_> {
     /// A block being cleaned holds `ppn`: if it is an extra copy, it is dropped rather than
     /// moved. Returns whether it was one.
     pub(super) fn drop_copy_in_victim(&mut self, lpn: u32, ppn: Ppn) -> bool {
-        if self.copies.is_empty() || self.map.get(lpn) == Some(ppn) || !self.copies.remove(lpn, ppn) {
+        if self.ftl.copies.is_empty() || self.ftl.map.get(lpn) == Some(ppn) || !self.ftl.copies.remove(lpn, ppn) {
             return false;
         }
-        self.copy_counts.dropped_on_cleaning += 1;
+        self.measure.copy_counts.dropped_on_cleaning += 1;
         self.invalidate_copy(lpn, ppn);
         true
     }
@@ -207,22 +207,22 @@ impl Simulator<'_> {
 
     /// Makes the extra copy at `copy` the mapped page of `lpn`.
     fn promote_copy(&mut self, lpn: u32, copy: Ppn) {
-        if !self.copies.remove(lpn, copy) {
+        if !self.ftl.copies.remove(lpn, copy) {
             self.invariant(format!("promotion of page {copy}, which is not a live copy of logical page {lpn}"));
             return;
         }
-        self.copy_counts.promoted += 1;
+        self.measure.copy_counts.promoted += 1;
         let now = self.now();
-        if let Some(old) = self.map.promote(lpn, copy) {
-            if self.blocks.is_valid(old) {
+        if let Some(old) = self.ftl.map.promote(lpn, copy) {
+            if self.ftl.blocks.is_valid(old) {
                 self.invalidate_page(old, now);
             }
         }
         // The entry changed: a cached one is marked dirty, otherwise its translation page
         // is rewritten now.
-        if let Some(cmt) = self.cmt.as_mut() {
+        if let Some(cmt) = self.ctrl.cmt.as_mut() {
             if !cmt.mark_dirty(lpn) {
-                self.write_back_translation(lpn / self.tpage_entries);
+                self.write_back_translation(lpn / self.ctrl.tpage_entries);
             }
         }
     }
@@ -234,11 +234,11 @@ impl Simulator<'_> {
         if to == ppn {
             return ppn;
         }
-        if !self.copies.contains(lpn, to) {
+        if !self.ftl.copies.contains(lpn, to) {
             self.invariant(format!("a read of logical page {lpn} was sent to page {to}, which is not a live copy of it"));
             return ppn;
         }
-        if self.blocks.is_programmed(to) {
+        if self.ftl.blocks.is_programmed(to) {
             to
         } else {
             ppn
@@ -246,7 +246,7 @@ impl Simulator<'_> {
     }
 
     pub(super) fn copies_report(&self) -> CopiesReport {
-        let c = &self.copy_counts;
+        let c = &self.measure.copy_counts;
         CopiesReport {
             asked: c.asked,
             made: c.made,
@@ -254,10 +254,10 @@ impl Simulator<'_> {
             dropped_on_write: c.dropped_on_write,
             dropped_on_cleaning: c.dropped_on_cleaning,
             promoted: c.promoted,
-            alive: self.copies.len(),
-            peak: self.copies.peak(),
-            batches: self.copy_batches.service.count(),
-            batch_service_us: self.copy_batches.service.summary(),
+            alive: self.ftl.copies.len(),
+            peak: self.ftl.copies.peak(),
+            batches: self.measure.copy_batches.service.count(),
+            batch_service_us: self.measure.copy_batches.service.summary(),
         }
     }
 }

@@ -91,7 +91,7 @@ impl Simulator<'_> {
     pub(super) fn start_erase(&mut self, plane: u32, block: u32) {
         let ctx = EraseCtx {
             block,
-            pe: self.blocks.erase_count[block as usize],
+            pe: self.ftl.blocks.erase_count[block as usize],
             base_ns: self.timing.erase_ns,
             program_ns: self.timing.program_ns(self.geo.page_type(0)),
             read_ns: self.timing.read_ns(self.geo.page_type(0)),
@@ -102,7 +102,7 @@ impl Simulator<'_> {
             return;
         }
         let now = if self.cfg.gc.lazy_erase { plan.loops() - 1 } else { plan.loops() };
-        self.erases.runs[plane as usize] = Some(EraseRun { block, plan, now });
+        self.ftl.erases.runs[plane as usize] = Some(EraseRun { block, plan, now });
         // With every loop deferred, a command of no array time still stands for the erase
         // (the authors' simulator's empty first loop), so that the block is freed in turn.
         let ppn = self.geo.ppn(block, 0);
@@ -113,10 +113,10 @@ impl Simulator<'_> {
     pub(super) fn erase_loop(&self, t: &Txn) -> (Time, u32, u32, u32) {
         let block = self.geo.block_of(t.ppn);
         if t.step == DEFERRED_LOOP {
-            let d = self.erases.deferred[&block];
+            let d = self.ftl.erases.deferred[&block];
             return (d.ns, block, d.index, d.loops);
         }
-        let Some(run) = self.erases.runs[t.plane as usize] else { return (0, block, 0, 1) };
+        let Some(run) = self.ftl.erases.runs[t.plane as usize] else { return (0, block, 0, 1) };
         let i = t.step as u32;
         let ns = if i < run.now { run.plan.loop_ns(i) } else { 0 };
         (ns, block, i, run.plan.loops())
@@ -124,16 +124,16 @@ impl Simulator<'_> {
 
     /// Erase transaction `id`'s loop finished: queues the next loop, or settles the erase.
     pub(super) fn erase_loop_done(&mut self, id: u32) -> LoopEnd {
-        let t = *self.txns.get(id);
+        let t = *self.ctrl.txns.get(id);
         let block = self.geo.block_of(t.ppn);
         if t.step == DEFERRED_LOOP {
-            self.erases.deferred.remove(&block);
-            self.erases.stats.loops += 1;
-            self.erases.stats.deferred_loops_run += 1;
-            self.txns.remove(id);
+            self.ftl.erases.deferred.remove(&block);
+            self.ftl.erases.stats.loops += 1;
+            self.ftl.erases.stats.deferred_loops_run += 1;
+            self.ctrl.txns.remove(id);
             return LoopEnd::DeferredDone;
         }
-        let Some(run) = self.erases.runs[t.plane as usize] else {
+        let Some(run) = self.ftl.erases.runs[t.plane as usize] else {
             self.invariant(format!("erase of block {block} finished a loop with no erase planned"));
             return LoopEnd::Erased;
         };
@@ -143,20 +143,20 @@ impl Simulator<'_> {
         }
         let i = t.step as u32;
         if i < run.now {
-            self.erases.stats.loops += 1;
+            self.ftl.erases.stats.loops += 1;
         }
         if i + 1 < run.now {
-            let mut next = self.txns.remove(id);
+            let mut next = self.ctrl.txns.remove(id);
             next.step += 1;
             self.queue_loop(next);
             return LoopEnd::Continues;
         }
-        self.erases.runs[t.plane as usize] = None;
+        self.ftl.erases.runs[t.plane as usize] = None;
         let loops = run.plan.loops();
         if run.now < loops {
             let last = loops - 1;
             let d = DeferredLoop { ns: run.plan.loop_ns(last), index: last, loops, issued: false };
-            self.erases.deferred.insert(block, d);
+            self.ftl.erases.deferred.insert(block, d);
         }
         self.note_erase_plan(&run.plan);
         LoopEnd::Erased
@@ -165,7 +165,7 @@ impl Simulator<'_> {
     fn note_erase_plan(&mut self, plan: &ErasePlan) {
         let stress_cfg = &self.cfg.physics.erase;
         let stress: f64 = (0..plan.loops()).map(|i| stress_cfg.pulse_stress(plan.loop_ns(i) as f64 / 1e6, plan.level(i))).sum();
-        let s = &mut self.erases.stats;
+        let s = &mut self.ftl.erases.stats;
         s.erases += 1;
         s.by_loops[plan.loops() as usize] += 1;
         let total = plan.total_ns();
@@ -179,19 +179,19 @@ impl Simulator<'_> {
     /// work, behind reads.
     fn queue_loop(&mut self, t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
-        self.dies[die as usize].queues[QueueClass::Gc as usize].push_front(t);
-        self.die_load[die as usize] += 1;
+        self.ctrl.dies[die as usize].queues[QueueClass::Gc as usize].push_front(t);
+        self.ctrl.die_load[die as usize] += 1;
     }
 
     /// A program of `ppn` is being queued: if its block's last erase loop was deferred and
     /// has not been queued, queue it first.
     #[inline]
     pub(super) fn queue_deferred_loop(&mut self, ppn: Ppn) {
-        if self.erases.deferred.is_empty() {
+        if self.ftl.erases.deferred.is_empty() {
             return;
         }
         let block = self.geo.block_of(ppn);
-        let Some(d) = self.erases.deferred.get_mut(&block) else { return };
+        let Some(d) = self.ftl.erases.deferred.get_mut(&block) else { return };
         if d.issued {
             return;
         }
@@ -212,6 +212,6 @@ impl Simulator<'_> {
     /// Whether `ppn`'s block still waits for its deferred last erase loop.
     #[inline]
     pub(super) fn awaits_deferred_loop(&self, ppn: Ppn) -> bool {
-        !self.erases.deferred.is_empty() && self.erases.deferred.contains_key(&self.geo.block_of(ppn))
+        !self.ftl.erases.deferred.is_empty() && self.ftl.erases.deferred.contains_key(&self.geo.block_of(ppn))
     }
 }

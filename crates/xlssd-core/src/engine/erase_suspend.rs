@@ -15,7 +15,7 @@ impl Simulator<'_> {
     /// allow.
     pub(super) fn suspend_for_read(&mut self, die: u32) {
         let now = self.now();
-        let d = &self.dies[die as usize];
+        let d = &self.ctrl.dies[die as usize];
         if d.op.phase != Phase::Array || d.suspended.is_some() {
             return;
         }
@@ -38,23 +38,23 @@ impl Simulator<'_> {
                 return;
             }
         }
-        let activity = self.txns.get(op.txns[0]).kind.activity();
-        self.die_busy[die as usize].add(activity, now - op.start);
+        let activity = self.ctrl.txns.get(op.txns[0]).kind.activity();
+        self.measure.die_busy[die as usize].add(activity, now - op.start);
         // A restarted pulse loses what it had done.
         let left = if rule.restart {
-            self.erases.stats.restart_lost_ns += active.duration - left;
+            self.ftl.erases.stats.restart_lost_ns += active.duration - left;
             active.duration
         } else {
             left
         };
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.ctrl.dies[die as usize];
         // The completion event already scheduled belongs to the old generation.
         d.gen = d.gen.wrapping_add(1);
         d.suspended = Some(Suspended { op, array: active, left });
         d.active = None;
         d.op.phase = Phase::Idle;
         d.suspend_penalty = rule.suspend_ns;
-        let s = &mut self.erases.stats;
+        let s = &mut self.ftl.erases.stats;
         s.suspend_ns += rule.suspend_ns;
         if op.class == OpClass::Erase {
             s.erase_suspensions += 1;
@@ -68,13 +68,13 @@ impl Simulator<'_> {
     pub(super) fn writes_wait_for_blocks(&self, die: u32) -> bool {
         let ppd = self.geo.planes_per_die;
         (die * ppd..(die + 1) * ppd)
-            .any(|p| self.blocks.free_count(p) < self.gc_hard_blocks || !self.blocked_programs[p as usize].is_empty())
+            .any(|p| self.ftl.blocks.free_count(p) < self.ftl.gc_hard_blocks || !self.ftl.blocked_programs[p as usize].is_empty())
     }
 
     /// Resumes the suspended operation of an idle `die` once no read waits; true if it did.
     pub(super) fn resume_suspended(&mut self, die: u32) -> bool {
         let now = self.now();
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.ctrl.dies[die as usize];
         if !d.queues[QueueClass::Read as usize].is_empty() {
             return false;
         }

@@ -19,9 +19,9 @@ macro_rules! place_ctx {
         PlaceCtx {
             clock_h: $sim.retention_clock_h(),
             geo: &$sim.geo,
-            blocks: &mut $sim.blocks,
-            picker: &mut *$sim.wl,
-            relocating: $sim.gc_jobs[$plane as usize].relocating(),
+            blocks: &mut $sim.ftl.blocks,
+            picker: &mut *$sim.ftl.wl,
+            relocating: $sim.ftl.gc_jobs[$plane as usize].relocating(),
             default: $default,
         }
     };
@@ -30,8 +30,8 @@ macro_rules! place_ctx {
 impl Simulator<'_> {
     /// The plane a logical page of `stream` is written to, as the allocation policy decides.
     pub(super) fn alloc_plane(&mut self, lpn: u32, stream: u32) -> u32 {
-        let ctx = AllocContext { die_load: &self.die_load, blocks: &self.blocks, stream };
-        self.alloc.plane_for(lpn, &ctx)
+        let ctx = AllocContext { die_load: &self.ctrl.die_load, blocks: &self.ftl.blocks, stream };
+        self.ftl.alloc.plane_for(lpn, &ctx)
     }
 
     /// Writes a logical page to a new physical page (host data, a buffer flush, a GC copy or
@@ -39,7 +39,7 @@ impl Simulator<'_> {
     /// write first needs its mapping entry, and takes its page only once it has it, so that
     /// pages of a block are handed out in the order they are sent to the die.
     pub(super) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
-        if kind == TxnKind::HostWrite && self.cmt.is_some() {
+        if kind == TxnKind::HostWrite && self.ctrl.cmt.is_some() {
             self.with_mapping(lpn, Parked::Write { lpn, owner }, true);
         } else {
             self.place_program(lpn, owner, kind, plane);
@@ -56,10 +56,10 @@ impl Simulator<'_> {
     /// that each write that had to wait is counted once.
     fn try_place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>, first_try: bool) {
         let default_stream = match kind {
-            TxnKind::GcWrite if self.handles.offered() => self.handles.gc_stream(lpn),
-            TxnKind::GcWrite => self.streams.gc,
-            TxnKind::MapWrite => self.streams.mapping,
-            TxnKind::HostWrite if self.handles.offered() => self.handles.host_stream(lpn),
+            TxnKind::GcWrite if self.ftl.handles.offered() => self.ftl.handles.gc_stream(lpn),
+            TxnKind::GcWrite => self.ftl.streams.gc,
+            TxnKind::MapWrite => self.ftl.streams.mapping,
+            TxnKind::HostWrite if self.ftl.handles.offered() => self.ftl.handles.host_stream(lpn),
             _ => 0,
         };
         let fixed = plane;
@@ -71,9 +71,9 @@ impl Simulator<'_> {
         // another stream that has no room there, a free plane is chosen for that stream
         // (otherwise dynamic allocation could pile a stream's data into a full plane).
         if fixed.is_none()
-            && !self.alloc.is_static()
+            && !self.ftl.alloc.is_static()
             && target.stream != default_stream
-            && !self.blocks.can_allocate(plane, target.stream, target.privileged)
+            && !self.ftl.blocks.can_allocate(plane, target.stream, target.privileged)
         {
             let other = self.alloc_plane(lpn, target.stream);
             if other != plane {
@@ -82,13 +82,13 @@ impl Simulator<'_> {
             }
         }
         let Target { stream, privileged } = target;
-        if !self.blocks.can_allocate(plane, stream, privileged) {
-            self.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
-            self.parked_programs += 1;
+        if !self.ftl.blocks.can_allocate(plane, stream, privileged) {
+            self.ftl.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
+            self.ftl.parked_programs += 1;
             if first_try {
-                self.counters.blocked_writes += 1;
+                self.measure.counters.blocked_writes += 1;
             }
-            if self.alloc.is_static() || kind == TxnKind::GcWrite {
+            if self.ftl.alloc.is_static() || kind == TxnKind::GcWrite {
                 self.maybe_start_gc(plane);
             } else {
                 // Dynamic allocation found no plane with room: any plane may clean for it.
@@ -98,19 +98,19 @@ impl Simulator<'_> {
             }
             return;
         }
-        let Some(ppn) = self.blocks.allocate(plane, stream, privileged, &mut *self.wl) else {
+        let Some(ppn) = self.ftl.blocks.allocate(plane, stream, privileged, &mut *self.ftl.wl) else {
             self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
             return;
         };
         self.tell_placed(plane, default, lpn, write, ppn, stream);
-        if kind == TxnKind::HostWrite && !self.copies.is_empty() {
+        if kind == TxnKind::HostWrite && !self.ftl.copies.is_empty() {
             self.drop_copies_of(lpn);
         }
         self.remap(lpn, ppn);
         if kind == TxnKind::GcWrite {
             self.note_relocated_mapping(lpn, plane);
-            if self.handles.offered() {
-                self.handles.count_relocated(lpn, self.unit_pages as u64);
+            if self.ftl.handles.offered() {
+                self.ftl.handles.count_relocated(lpn, self.ftl.unit_pages as u64);
             }
         }
         self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0, reference: 0 });
@@ -131,11 +131,11 @@ impl Simulator<'_> {
 
     /// Retries page writes that waited for a free block in `plane`.
     pub(super) fn retry_blocked_programs(&mut self, plane: u32) {
-        let n = self.blocked_programs[plane as usize].len();
+        let n = self.ftl.blocked_programs[plane as usize].len();
         for _ in 0..n {
-            let Some(p) = self.blocked_programs[plane as usize].pop_front() else { break };
-            self.parked_programs -= 1;
-            let fixed = (p.kind == TxnKind::GcWrite || self.alloc.is_static()).then_some(plane);
+            let Some(p) = self.ftl.blocked_programs[plane as usize].pop_front() else { break };
+            self.ftl.parked_programs -= 1;
+            let fixed = (p.kind == TxnKind::GcWrite || self.ftl.alloc.is_static()).then_some(plane);
             self.try_place_program(p.lpn, p.owner, p.kind, fixed, false);
         }
     }
@@ -143,10 +143,10 @@ impl Simulator<'_> {
     /// Points `lpn` at the unit starting at `ppn`, invalidating the pages it held before.
     fn remap(&mut self, lpn: u32, ppn: Ppn) {
         let now = self.now();
-        let unit = self.unit_pages as Ppn;
-        if let Some(old) = self.map.set(lpn, ppn) {
+        let unit = self.ftl.unit_pages as Ppn;
+        if let Some(old) = self.ftl.map.set(lpn, ppn) {
             for old in old..old + unit {
-                if self.blocks.is_valid(old) {
+                if self.ftl.blocks.is_valid(old) {
                     self.invalidate_page(old, now);
                 }
             }
@@ -160,7 +160,7 @@ impl Simulator<'_> {
     /// a victim's last valid page.
     #[inline]
     pub(super) fn invalidate_page(&mut self, ppn: Ppn, now: Time) {
-        self.blocks.invalidate(ppn, now);
+        self.ftl.blocks.invalidate(ppn, now);
         if self.observed {
             self.scheme.validity(ppn, false);
         }
@@ -169,7 +169,7 @@ impl Simulator<'_> {
 
     /// Marks a page's data valid, telling the scheme.
     pub(super) fn set_page_valid(&mut self, ppn: Ppn, now: Time) {
-        self.blocks.set_valid(ppn, now);
+        self.ftl.blocks.set_valid(ppn, now);
         if self.observed {
             self.scheme.validity(ppn, true);
         }
@@ -178,7 +178,7 @@ impl Simulator<'_> {
     /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
     /// reading its translation page first on a miss.
     pub(super) fn with_mapping(&mut self, lpn: u32, work: Parked, write: bool) {
-        let Some(cmt) = self.cmt.as_mut() else {
+        let Some(cmt) = self.ctrl.cmt.as_mut() else {
             self.resume(work);
             return;
         };
@@ -186,20 +186,20 @@ impl Simulator<'_> {
             if write {
                 cmt.mark_dirty(lpn);
             }
-            self.counters.cmt_hits += 1;
+            self.measure.counters.cmt_hits += 1;
             self.resume(work);
             return;
         }
-        self.counters.cmt_misses += 1;
-        let tvpn = lpn / self.div.tpage_entries;
-        let tlpn = self.logical_pages as u32 + tvpn;
-        if let Some(waiters) = self.translations.waiting_for(tvpn) {
+        self.measure.counters.cmt_misses += 1;
+        let tvpn = lpn / self.ftl.div.tpage_entries;
+        let tlpn = self.ftl.logical_pages as u32 + tvpn;
+        if let Some(waiters) = self.ctrl.translations.waiting_for(tvpn) {
             waiters.push((lpn, work, write));
             return;
         }
-        match self.map.get(tlpn) {
-            Some(tppn) if self.blocks.is_programmed(tppn) => {
-                self.translations.start_read(tvpn, (lpn, work, write));
+        match self.ftl.map.get(tlpn) {
+            Some(tppn) if self.ftl.blocks.is_programmed(tppn) => {
+                self.ctrl.translations.start_read(tvpn, (lpn, work, write));
                 let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
                 self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
             }
@@ -210,19 +210,19 @@ impl Simulator<'_> {
 
     /// A translation page arrived: cache the entries its waiters need and let them go on.
     fn map_read_done(&mut self, tvpn: u32) {
-        let mut waiters = std::mem::take(&mut self.arrived_waiters);
-        self.translations.finish_read(tvpn, &mut waiters);
+        let mut waiters = std::mem::take(&mut self.ctrl.arrived_waiters);
+        self.ctrl.translations.finish_read(tvpn, &mut waiters);
         for &(lpn, work, write) in &waiters {
             self.mapping_loaded(lpn, work, write);
         }
         // Kept for the next read: a miss is frequent enough for its allocation to show.
-        self.arrived_waiters = waiters;
+        self.ctrl.arrived_waiters = waiters;
     }
 
     fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
-        let evicted = self.cmt.as_mut().and_then(|c| c.insert(lpn, write));
+        let evicted = self.ctrl.cmt.as_mut().and_then(|c| c.insert(lpn, write));
         if let Some((old, true)) = evicted {
-            self.write_back_translation(old / self.div.tpage_entries);
+            self.write_back_translation(old / self.ftl.div.tpage_entries);
         }
         self.resume(work);
     }
@@ -238,31 +238,31 @@ impl Simulator<'_> {
     /// translation page must be rewritten, once per GC job however many of its entries the
     /// job moved (see [`Self::write_back_gc_translations`]).
     fn note_relocated_mapping(&mut self, lpn: u32, plane: u32) {
-        if (lpn as u64) >= self.logical_pages {
+        if (lpn as u64) >= self.ftl.logical_pages {
             return; // a translation page: its location lives in DRAM (the GTD)
         }
-        let Some(cmt) = self.cmt.as_mut() else { return };
+        let Some(cmt) = self.ctrl.cmt.as_mut() else { return };
         if !cmt.mark_dirty(lpn) {
-            self.gc_translation_updates[plane as usize].push(lpn / self.div.tpage_entries);
+            self.ftl.gc_translation_updates[plane as usize].push(lpn / self.ftl.div.tpage_entries);
         }
     }
 
     /// Writes the translation pages a plane's GC job changed, each once.
     pub(super) fn write_back_gc_translations(&mut self, plane: u32) {
-        let mut pages = std::mem::take(&mut self.gc_translation_updates[plane as usize]);
+        let mut pages = std::mem::take(&mut self.ftl.gc_translation_updates[plane as usize]);
         pages.sort_unstable();
         pages.dedup();
         for &tvpn in &pages {
             self.write_back_translation(tvpn);
         }
         pages.clear();
-        self.gc_translation_updates[plane as usize] = pages;
+        self.ftl.gc_translation_updates[plane as usize] = pages;
     }
 
     /// Retries parked writes in every plane (dynamic allocation may place them anywhere).
     pub(super) fn retry_all_blocked_programs(&mut self) {
         for plane in 0..self.geo.planes {
-            if !self.blocked_programs[plane as usize].is_empty() {
+            if !self.ftl.blocked_programs[plane as usize].is_empty() {
                 self.retry_blocked_programs(plane);
             }
         }
@@ -270,8 +270,8 @@ impl Simulator<'_> {
 
     /// Programs translation page `tvpn` unless a write of it is already on its way.
     pub(super) fn write_back_translation(&mut self, tvpn: u32) {
-        if self.translations.start_write(tvpn) {
-            let tlpn = self.logical_pages as u32 + tvpn;
+        if self.ctrl.translations.start_write(tvpn) {
+            let tlpn = self.ftl.logical_pages as u32 + tvpn;
             self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
         }
     }
@@ -279,7 +279,7 @@ impl Simulator<'_> {
     pub(super) fn enqueue(&mut self, t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
-            self.erases.stats.host_reads_meeting_erase += 1;
+            self.ftl.erases.stats.host_reads_meeting_erase += 1;
         }
         match t.kind.op() {
             OpClass::Program => self.queue_deferred_loop(t.ppn),
@@ -290,15 +290,15 @@ impl Simulator<'_> {
             }
             OpClass::Erase => {}
         }
-        self.die_load[die as usize] += 1;
+        self.ctrl.die_load[die as usize] += 1;
         if self.starts_alone(die, &t) {
             // What `start_next_command` would make of it, without the trip through the queue.
-            let id = self.txns.insert(t);
+            let id = self.ctrl.txns.insert(t);
             self.launch(die, t.kind.op(), &[id]);
             return;
         }
         let queue = t.kind.queue();
-        self.dies[die as usize].queues[queue as usize].push_back(t);
+        self.ctrl.dies[die as usize].queues[queue as usize].push_back(t);
         if queue == QueueClass::Read && (self.timing.erase_suspend.is_some() || self.timing.program_suspend.is_some()) {
             self.suspend_for_read(die);
         }
@@ -308,7 +308,7 @@ impl Simulator<'_> {
     /// The queue of `die` holding its only queued transaction, if it holds exactly one.
     #[inline]
     fn only_queued(&self, die: u32) -> Option<usize> {
-        let queues = &self.dies[die as usize].queues;
+        let queues = &self.ctrl.dies[die as usize].queues;
         let mut found = None;
         for (qc, q) in queues.iter().enumerate() {
             match (q.len(), found) {
@@ -326,7 +326,7 @@ impl Simulator<'_> {
     /// next page). Most transactions arrive so on a lightly loaded drive.
     #[inline]
     fn starts_alone(&self, die: u32, t: &Txn) -> bool {
-        let d = &self.dies[die as usize];
+        let d = &self.ctrl.dies[die as usize];
         !d.busy() && d.suspended.is_none() && d.queues.iter().all(|q| q.is_empty()) && self.startable(t)
     }
 
@@ -339,7 +339,7 @@ impl Simulator<'_> {
 
     /// Whether `die` is running an erase loop or holds one suspended.
     fn die_erasing(&self, die: u32) -> bool {
-        let d = &self.dies[die as usize];
+        let d = &self.ctrl.dies[die as usize];
         (d.op.class == OpClass::Erase && d.op.phase == Phase::Array) || d.suspended.is_some_and(|s| s.op.class == OpClass::Erase)
     }
 
@@ -348,7 +348,7 @@ impl Simulator<'_> {
     #[inline]
     pub(super) fn try_start_die(&mut self, die: u32) {
         // Most calls find the die busy, or idle with nothing to do: answered inline.
-        let d = &self.dies[die as usize];
+        let d = &self.ctrl.dies[die as usize];
         if d.busy() || (d.suspended.is_none() && d.queues.iter().all(|q| q.is_empty())) {
             return;
         }
@@ -364,22 +364,23 @@ impl Simulator<'_> {
         }
         if let Some(qc) = self.only_queued(die) {
             // One transaction queued in all: no order between queues, no partner to join it.
-            let queue = &self.dies[die as usize].queues[qc];
+            let queue = &self.ctrl.dies[die as usize].queues[qc];
             let t = queue[0];
             if !self.startable(&t) {
                 return;
             }
-            let id = self.txns.insert(t);
-            self.dies[die as usize].queues[qc].pop_front();
+            let id = self.ctrl.txns.insert(t);
+            self.ctrl.dies[die as usize].queues[qc].pop_front();
             self.launch(die, t.kind.op(), &[id]);
             return;
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
         // Whether GC goes ahead of host writes matters only when GC has work queued here.
-        let foreground = !self.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
-        let ahead = self.jobs_ahead_of_reads > 0
-            && self.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
+        let foreground =
+            !self.ctrl.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
+        let ahead = self.ftl.jobs_ahead_of_reads > 0
+            && self.ftl.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
         let order = if ahead {
             [QueueClass::Gc, QueueClass::Read, QueueClass::Write]
         } else if foreground {
@@ -387,8 +388,9 @@ impl Simulator<'_> {
         } else {
             [QueueClass::Read, QueueClass::Write, QueueClass::Gc]
         };
-        let Some(qc) =
-            order.into_iter().find(|&qc| self.dies[die as usize].queues[qc as usize].front().is_some_and(|t| self.startable(t)))
+        let Some(qc) = order
+            .into_iter()
+            .find(|&qc| self.ctrl.dies[die as usize].queues[qc as usize].front().is_some_and(|t| self.startable(t)))
         else {
             return;
         };
@@ -396,7 +398,7 @@ impl Simulator<'_> {
         // same operation as the head of the queue. Taking only each plane's first keeps the
         // program order within every block.
         // The head of the queue is startable (checked above) and always taken.
-        let queue = &self.dies[die as usize].queues[qc as usize];
+        let queue = &self.ctrl.dies[die as usize].queues[qc as usize];
         let head = &queue[0];
         let class = head.kind.op();
         let mut n = 1;
@@ -421,10 +423,10 @@ impl Simulator<'_> {
             }
         }
         // The command's transactions move from the queue to the table of those in flight.
-        let queue = &mut self.dies[die as usize].queues[qc as usize];
+        let queue = &mut self.ctrl.dies[die as usize].queues[qc as usize];
         let mut txns = [0u32; MAX_PLANES];
         for (id, &i) in txns.iter_mut().zip(&taken[..n]) {
-            *id = self.txns.insert(queue[i as usize]);
+            *id = self.ctrl.txns.insert(queue[i as usize]);
         }
         for &i in taken[1..n].iter().rev() {
             queue.remove(i as usize);
@@ -439,18 +441,18 @@ impl Simulator<'_> {
     fn launch(&mut self, die: u32, class: OpClass, txns: &[u32]) {
         let n = txns.len();
         if n > 1 {
-            self.counters.multiplane_ops += 1;
+            self.measure.counters.multiplane_ops += 1;
         }
         // Written in place: the command is the hot path's largest copy, and its slots past
         // `n` are never read.
-        let op = &mut self.dies[die as usize].op;
+        let op = &mut self.ctrl.dies[die as usize].op;
         (op.class, op.phase, op.start, op.n) = (class, Phase::WaitIn, self.q.now(), n);
         op.txns[..n].copy_from_slice(txns);
         let n = n as u64;
         let cmd = self.timing.cmd_ns;
-        self.chan_use.command_ns += cmd;
+        self.measure.chan_use.command_ns += cmd;
         let inbound = match class {
-            OpClass::Program => cmd + n * self.unit_pages as Time * self.timing.page_xfer_ns,
+            OpClass::Program => cmd + n * self.ftl.unit_pages as Time * self.timing.page_xfer_ns,
             OpClass::Read | OpClass::Erase => cmd,
         };
         self.request_channel(die, inbound, false);
@@ -463,14 +465,14 @@ impl Simulator<'_> {
         if self.awaits_deferred_loop(ppn) {
             return false;
         }
-        if self.blocks.is_next_to_program(ppn) {
+        if self.ftl.blocks.is_next_to_program(ppn) {
             return true;
         }
         let block = self.geo.block_of(ppn);
-        self.finishing.iter().any(|&q| {
+        self.ctrl.finishing.iter().any(|&q| {
             self.geo.block_of(q) == block
-                && self.blocks.is_next_to_program(q)
-                && self.blocks.rank(ppn) == self.blocks.rank(q) + self.unit_pages
+                && self.ftl.blocks.is_next_to_program(q)
+                && self.ftl.blocks.rank(ppn) == self.ftl.blocks.rank(q) + self.ftl.unit_pages
         })
     }
 
@@ -481,7 +483,7 @@ impl Simulator<'_> {
             return;
         }
         let ch = self.geo.channel_of_die(die);
-        let channel = &mut self.channels[ch as usize];
+        let channel = &mut self.ctrl.channels[ch as usize];
         if channel.owner.is_none() {
             self.grant_channel(ch, die, duration);
         } else if outbound {
@@ -492,17 +494,17 @@ impl Simulator<'_> {
     }
 
     fn grant_channel(&mut self, ch: u32, die: u32, duration: Time) {
-        self.channels[ch as usize].owner = Some(die);
+        self.ctrl.channels[ch as usize].owner = Some(die);
         // Fields, not the whole command: the command is the hot path's largest copy.
-        let op = &self.dies[die as usize].op;
+        let op = &self.ctrl.dies[die as usize].op;
         let (first, class, phase, n) = (op.txns[0], op.class, op.phase, op.n);
-        let activity = self.txns.get(first).kind.activity();
+        let activity = self.ctrl.txns.get(first).kind.activity();
         // Read data going out may first wait, holding the channel, for room in the ECC
         // engine's buffer.
         let wait = if class == OpClass::Read && phase == Phase::WaitOut { self.ecc_wait(ch, n as u32) } else { 0 };
-        self.chan_use.ecc_wait_ns += wait;
-        self.chan_busy[ch as usize].add(activity, wait + duration);
-        self.energy.transfer_j += self.joules(duration as f64, self.cfg.energy.transfer_ma);
+        self.measure.chan_use.ecc_wait_ns += wait;
+        self.measure.chan_busy[ch as usize].add(activity, wait + duration);
+        self.measure.energy.transfer_j += self.joules(duration as f64, self.cfg.energy.transfer_ma);
         self.q.schedule_in(wait + duration, Ev::ChannelDone(ch));
     }
 
@@ -511,27 +513,27 @@ impl Simulator<'_> {
             // With a bounded decode buffer, the data just moved is handed to the ECC engine
             // before the next transfer asks for room in it; the channel stays held meanwhile,
             // so that requests this makes queue behind those already waiting.
-            let Some(die) = self.channels[ch as usize].owner else { return };
+            let Some(die) = self.ctrl.channels[ch as usize].owner else { return };
             self.channel_phase_done(die);
-            self.channels[ch as usize].owner = None;
-            if let Some((next, duration)) = self.channels[ch as usize].next_waiter() {
+            self.ctrl.channels[ch as usize].owner = None;
+            if let Some((next, duration)) = self.ctrl.channels[ch as usize].next_waiter() {
                 self.grant_channel(ch, next, duration);
             }
             return;
         }
-        let Some(die) = self.channels[ch as usize].owner.take() else { return };
-        if let Some((next, duration)) = self.channels[ch as usize].next_waiter() {
+        let Some(die) = self.ctrl.channels[ch as usize].owner.take() else { return };
+        if let Some((next, duration)) = self.ctrl.channels[ch as usize].next_waiter() {
             self.grant_channel(ch, next, duration);
         }
         self.channel_phase_done(die);
     }
 
     fn channel_phase_done(&mut self, die: u32) {
-        let phase = self.dies[die as usize].op.phase;
+        let phase = self.ctrl.dies[die as usize].op.phase;
         match phase {
             Phase::WaitIn => {
                 let mut duration = self.array_time(die);
-                let d = &mut self.dies[die as usize];
+                let d = &mut self.ctrl.dies[die as usize];
                 if d.op.class == OpClass::Read {
                     duration += std::mem::take(&mut d.suspend_penalty);
                 }
@@ -546,7 +548,7 @@ impl Simulator<'_> {
     /// Duration of the array operation (the slowest plane of a multi-plane command), and its
     /// energy. An erase loop or a program is recorded on the die when it may be suspended.
     fn array_time(&mut self, die: u32) -> Time {
-        let (class, n) = (self.dies[die as usize].op.class, self.dies[die as usize].op.n);
+        let (class, n) = (self.ctrl.dies[die as usize].op.class, self.ctrl.dies[die as usize].op.n);
         let e = &self.cfg.energy;
         let (ma, mut longest) = match class {
             OpClass::Read => (e.read_ma, 0),
@@ -561,18 +563,18 @@ impl Simulator<'_> {
         // The command's transactions are read in place: nothing here changes the die's
         // command, and copying it would cost more than the loop.
         for i in 0..n {
-            let id = self.dies[die as usize].op.txns[i];
-            let page_type = self.geo.page_type(self.geo.page_in_block(self.txns.get(id).ppn));
+            let id = self.ctrl.dies[die as usize].op.txns[i];
+            let page_type = self.geo.page_type(self.geo.page_in_block(self.ctrl.txns.get(id).ppn));
             let t = match class {
                 OpClass::Read => self.timing.read_ns(page_type),
                 OpClass::Program => {
-                    let ppn = self.txns.get(id).ppn;
+                    let ppn = self.ctrl.txns.get(id).ppn;
                     // A unit of several pages programs each of them in turn.
                     let first = self.geo.page_in_block(ppn);
-                    let base: Time = if self.unit_pages == 1 {
+                    let base: Time = if self.ftl.unit_pages == 1 {
                         self.timing.program_ns(page_type)
                     } else {
-                        (first..first + self.unit_pages).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
+                        (first..first + self.ftl.unit_pages).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
                     };
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     let t = crate::sim::round_u64(base as f64 * factor);
@@ -589,7 +591,7 @@ impl Simulator<'_> {
                     t
                 }
                 OpClass::Erase => {
-                    let (t, block, index, loops) = self.erase_loop(self.txns.get(id));
+                    let (t, block, index, loops) = self.erase_loop(self.ctrl.txns.get(id));
                     if self.timing.erase_suspend.is_some() && slowest.is_none_or(|s| t >= s.duration) {
                         slowest = Some(ActiveArray { block, index, loops, duration: t, end: 0 });
                     }
@@ -600,13 +602,13 @@ impl Simulator<'_> {
             total += t;
         }
         if let Some(a) = slowest {
-            self.dies[die as usize].active = Some(ActiveArray { end: self.now() + a.duration, ..a });
+            self.ctrl.dies[die as usize].active = Some(ActiveArray { end: self.now() + a.duration, ..a });
         }
         let j = self.joules(total as f64 + pulse_height_ns, ma);
         match class {
-            OpClass::Read => self.energy.read_j += j,
-            OpClass::Program => self.energy.program_j += j,
-            OpClass::Erase => self.energy.erase_j += j,
+            OpClass::Read => self.measure.energy.read_j += j,
+            OpClass::Program => self.measure.energy.program_j += j,
+            OpClass::Erase => self.measure.energy.erase_j += j,
         }
         longest
     }
@@ -635,22 +637,22 @@ impl Simulator<'_> {
     }
 
     pub(super) fn on_array_done(&mut self, die: u32, gen: u32) {
-        if gen != self.dies[die as usize].gen {
+        if gen != self.ctrl.dies[die as usize].gen {
             return; // the erase it ended was suspended; it was rescheduled on resume
         }
-        let (class, n) = (self.dies[die as usize].op.class, self.dies[die as usize].op.n);
+        let (class, n) = (self.ctrl.dies[die as usize].op.class, self.ctrl.dies[die as usize].op.n);
         if class != OpClass::Read {
-            self.dies[die as usize].active = None;
+            self.ctrl.dies[die as usize].active = None;
         }
         // Only a claimed read-retry hook is asked: its attempt costs the page's RBER.
         if class == OpClass::Read && self.scheme.claims(Hook::ReadRetry) {
-            let op = self.dies[die as usize].op;
+            let op = self.ctrl.dies[die as usize].op;
             if self.retried_in_die(&op) {
                 return;
             }
         }
         if class == OpClass::Read {
-            self.dies[die as usize].op.phase = Phase::WaitOut;
+            self.ctrl.dies[die as usize].op.phase = Phase::WaitOut;
             self.request_channel(die, n as u64 * self.timing.page_xfer_ns, true);
         } else {
             self.complete_op(die);
@@ -664,7 +666,7 @@ impl Simulator<'_> {
         let mut again: Time = 0;
         let table = self.table_steps();
         for &id in op.txns() {
-            let rber = self.page_rber(self.txns.get(id).ppn);
+            let rber = self.page_rber(self.ctrl.txns.get(id).ppn);
             let a = self.attempt(id, rber);
             // A read at the table's last attempt goes out whatever the die predicts.
             if table > 0 && a.step >= table {
@@ -673,12 +675,12 @@ impl Simulator<'_> {
             if self.scheme.retry_in_die(&a) {
                 if a.step == 0 {
                     self.note_first_sense(rber);
-                    let t = self.txns.get(id);
+                    let t = self.ctrl.txns.get(id);
                     if let (TxnKind::HostRead, Some(rel)) = (t.kind, self.rel.as_mut()) {
                         rel.note_resensed(t.owner, t.ppn);
                     }
                 }
-                self.txns.get_mut(id).step += 1;
+                self.ctrl.txns.get_mut(id).step += 1;
                 self.advance_reference(id, &a);
                 if let Some(rel) = self.rel.as_mut() {
                     rel.stats.in_die_senses += 1;
@@ -689,34 +691,34 @@ impl Simulator<'_> {
         if again == 0 {
             return false;
         }
-        self.energy.read_j += self.joules(again as f64, self.cfg.energy.read_ma);
-        let die = self.geo.die_of_plane(self.txns.get(op.txns[0]).plane);
-        self.q.schedule_in(again, Ev::ArrayDone(die, self.dies[die as usize].gen));
+        self.measure.energy.read_j += self.joules(again as f64, self.cfg.energy.read_ma);
+        let die = self.geo.die_of_plane(self.ctrl.txns.get(op.txns[0]).plane);
+        self.q.schedule_in(again, Ev::ArrayDone(die, self.ctrl.dies[die as usize].gen));
         true
     }
 
     fn complete_op(&mut self, die: u32) {
-        let op = self.dies[die as usize].op;
-        self.dies[die as usize].op.phase = Phase::Idle;
-        let activity = self.txns.get(op.txns[0]).kind.activity();
+        let op = self.ctrl.dies[die as usize].op;
+        self.ctrl.dies[die as usize].op.phase = Phase::Idle;
+        let activity = self.ctrl.txns.get(op.txns[0]).kind.activity();
         let elapsed = self.now() - op.start;
-        self.die_busy[die as usize].add(activity, elapsed);
+        self.measure.die_busy[die as usize].add(activity, elapsed);
         if matches!(activity, Activity::Gc | Activity::Erase) {
             self.note_relocation_busy(op.txns(), elapsed);
         }
-        self.die_load[die as usize] -= op.n as u32;
-        self.finishing.clear();
+        self.ctrl.die_load[die as usize] -= op.n as u32;
+        self.ctrl.finishing.clear();
         if op.class == OpClass::Program {
             for &id in op.txns() {
-                let ppn = self.txns.get(id).ppn;
-                self.finishing.push(ppn);
+                let ppn = self.ctrl.txns.get(id).ppn;
+                self.ctrl.finishing.push(ppn);
             }
         }
         if op.class == OpClass::Erase {
             for &id in op.txns() {
                 if let LoopEnd::Erased = self.erase_loop_done(id) {
-                    self.counters.flash_erases += 1;
-                    let t = self.txns.remove(id);
+                    self.measure.counters.flash_erases += 1;
+                    let t = self.ctrl.txns.remove(id);
                     self.txn_done(t);
                 }
             }
@@ -728,25 +730,25 @@ impl Simulator<'_> {
         let sensed = ask_read_path.then(|| {
             let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
             for (i, &id) in op.txns().iter().enumerate() {
-                let t = self.txns.get(id);
+                let t = self.ctrl.txns.get(id);
                 sensed[i] = (t.ppn, t.kind);
             }
             sensed
         });
         for &id in op.txns() {
             match op.class {
-                OpClass::Read => self.counters.flash_reads += 1,
-                OpClass::Program => self.counters.flash_programs += self.unit_pages as u64,
+                OpClass::Read => self.measure.counters.flash_reads += 1,
+                OpClass::Program => self.measure.counters.flash_programs += self.ftl.unit_pages as u64,
                 OpClass::Erase => {} // settled above
             }
             if op.class == OpClass::Read && self.rel.is_some() {
-                let ppn = self.txns.get(id).ppn;
+                let ppn = self.ctrl.txns.get(id).ppn;
                 self.note_sense(ppn);
                 let sense = self.timing.read_ns(self.geo.page_type(self.geo.page_in_block(ppn)));
                 self.start_decode(id, sense, self.timing.page_xfer_ns);
                 continue;
             }
-            let t = self.txns.remove(id);
+            let t = self.ctrl.txns.remove(id);
             self.txn_done(t);
         }
         if let Some(sensed) = sensed {
@@ -761,7 +763,7 @@ impl Simulator<'_> {
     pub(super) fn txn_done(&mut self, t: Txn) {
         match t.kind {
             TxnKind::HostRead => {
-                self.counters.host_flash_reads += 1;
+                self.measure.counters.host_flash_reads += 1;
                 if self.rel.is_none() && self.payload.is_some() {
                     // No read path physics: every page comes back as written.
                     if let Some(page) = self.payload_page(t.owner, t.lpn, false) {
@@ -771,7 +773,7 @@ impl Simulator<'_> {
                 self.page_done(t.owner);
             }
             TxnKind::HostWrite => {
-                self.counters.host_flash_programs += self.unit_pages as u64;
+                self.measure.counters.host_flash_programs += self.ftl.unit_pages as u64;
                 self.program_finished(t.ppn);
                 if self.payload.is_some() {
                     if let Some(page) = self.payload_page(t.owner, t.lpn, true) {
@@ -786,12 +788,12 @@ impl Simulator<'_> {
             }
             TxnKind::GcWrite => self.program_finished(t.ppn),
             TxnKind::MapWrite => {
-                self.counters.mapping_writes += 1;
+                self.measure.counters.mapping_writes += 1;
                 self.program_finished(t.ppn);
-                self.translations.finish_write(t.lpn - self.logical_pages as u32);
+                self.ctrl.translations.finish_write(t.lpn - self.ftl.logical_pages as u32);
             }
             TxnKind::MapRead => {
-                self.counters.mapping_reads += 1;
+                self.measure.counters.mapping_reads += 1;
                 self.map_read_done(t.lpn);
             }
             TxnKind::GcRead => self.gc_read_done(t),
@@ -799,7 +801,7 @@ impl Simulator<'_> {
             TxnKind::CopyWrite => {
                 self.program_finished(t.ppn);
                 let now = self.now();
-                self.copy_batches.done(t.lpn, now);
+                self.measure.copy_batches.done(t.lpn, now);
             }
             TxnKind::RmwRead => self.merge_read_done(t.owner),
             TxnKind::Erase => self.erase_done(t.ppn),
@@ -807,10 +809,10 @@ impl Simulator<'_> {
     }
 
     fn program_finished(&mut self, ppn: Ppn) {
-        self.finishing.retain(|&q| q != ppn);
+        self.ctrl.finishing.retain(|&q| q != ppn);
         // A program writes a whole unit, its pages in order.
-        for p in ppn..ppn + self.unit_pages as Ppn {
-            if let Err(m) = self.blocks.program_done(p) {
+        for p in ppn..ppn + self.ftl.unit_pages as Ppn {
+            if let Err(m) = self.ftl.blocks.program_done(p) {
                 self.invariant(m);
                 return;
             }
@@ -818,7 +820,7 @@ impl Simulator<'_> {
         }
         // A block becomes a GC candidate when its last program finishes.
         let block = self.geo.block_of(ppn);
-        if self.blocks.programmed[block as usize] == self.geo.pages_per_block {
+        if self.ftl.blocks.programmed[block as usize] == self.geo.pages_per_block {
             let plane = self.geo.plane_of_block(block);
             self.maybe_start_gc(plane);
         }

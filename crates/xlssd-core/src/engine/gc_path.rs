@@ -14,13 +14,13 @@ impl Simulator<'_> {
     #[inline]
     pub(super) fn maybe_start_gc(&mut self, plane: u32) {
         let p = plane as usize;
-        let free = self.blocks.free_count(plane);
+        let free = self.ftl.blocks.free_count(plane);
         // Asked after every page handed out: the common answer (enough free blocks, no
         // round under way) comes first, inline, and touches nothing else.
-        let in_band = free >= self.gc_threshold_blocks;
-        if in_band && (free >= self.gc_stop_blocks || !self.gc_round[p]) {
-            if free >= self.gc_stop_blocks && self.gc_stop_blocks > self.gc_threshold_blocks {
-                self.gc_round[p] = false;
+        let in_band = free >= self.ftl.gc_threshold_blocks;
+        if in_band && (free >= self.ftl.gc_stop_blocks || !self.ftl.gc_round[p]) {
+            if free >= self.ftl.gc_stop_blocks && self.ftl.gc_stop_blocks > self.ftl.gc_threshold_blocks {
+                self.ftl.gc_round[p] = false;
             }
             return;
         }
@@ -32,29 +32,29 @@ impl Simulator<'_> {
     #[inline(never)]
     fn start_gc_if_due(&mut self, plane: u32, free: u32) {
         let p = plane as usize;
-        let in_band = free >= self.gc_threshold_blocks;
-        if self.gc_jobs[p].active() {
+        let in_band = free >= self.ftl.gc_threshold_blocks;
+        if self.ftl.gc_jobs[p].active() {
             return;
         }
         // Once the host is done, only cleaning that frees blocks urgently continues, so that
         // a run always ends (cleaning can cost as many writes as it saves).
-        if self.host_finished() && free >= self.gc_hard_blocks {
+        if self.host_finished() && free >= self.ftl.gc_hard_blocks {
             return;
         }
         let now = self.now();
-        let mut ctx = VictimCtx { plane, blocks: &self.blocks, now, policy: &mut *self.victim };
+        let mut ctx = VictimCtx { plane, blocks: &self.ftl.blocks, now, policy: &mut *self.ftl.victim };
         let victim = self.scheme.victim(&mut ctx);
         if let Some(victim) = victim {
             // Past the threshold, a round goes on only while it frees space: a victim with
             // every page valid would be moved for nothing, and again.
-            if in_band && self.blocks.valid[victim as usize] >= self.geo.pages_per_block {
-                self.gc_round[p] = false;
+            if in_band && self.ftl.blocks.valid[victim as usize] >= self.geo.pages_per_block {
+                self.ftl.gc_round[p] = false;
                 return;
             }
-            self.gc_round[p] = self.gc_stop_blocks > self.gc_threshold_blocks;
-            self.counters.gc_invocations += 1;
-            if self.blocks.valid[victim as usize] == 0 {
-                self.counters.gc_dead_victims += 1;
+            self.ftl.gc_round[p] = self.ftl.gc_stop_blocks > self.ftl.gc_threshold_blocks;
+            self.measure.counters.gc_invocations += 1;
+            if self.ftl.blocks.valid[victim as usize] == 0 {
+                self.measure.counters.gc_dead_victims += 1;
             }
             self.start_relocation(plane, victim, Reason::Gc);
         }
@@ -65,13 +65,13 @@ impl Simulator<'_> {
     /// block read or worn to its limit must move whether or not it is full, and an open
     /// block that only replicas or reclaimed hot data went to may never fill.
     pub(super) fn closed_or_sealed(&mut self, block: u32) -> bool {
-        if self.blocks.is_closed(block) {
+        if self.ftl.blocks.is_closed(block) {
             return true;
         }
-        match self.blocks.seal(block) {
+        match self.ftl.blocks.seal(block) {
             Some(unused) => {
-                self.counters.sealed_blocks += 1;
-                self.counters.sealed_unused_pages += unused as u64;
+                self.measure.counters.sealed_blocks += 1;
+                self.measure.counters.sealed_unused_pages += unused as u64;
                 true
             }
             None => false,
@@ -84,25 +84,25 @@ impl Simulator<'_> {
             Reason::Gc => relocation::GC,
             Reason::WearLevelling => relocation::WEAR_LEVELLING,
             Reason::Task(name) => {
-                self.tasks.entry(name).1 += 1;
-                self.relocs.index(name)
+                self.measure.tasks.entry(name).1 += 1;
+                self.measure.relocs.index(name)
             }
         };
-        self.relocs.started(stats);
-        self.blocks.mark_victim(block);
+        self.measure.relocs.started(stats);
+        self.ftl.blocks.mark_victim(block);
         let start = self.now();
-        self.gc_jobs[plane as usize] =
+        self.ftl.gc_jobs[plane as usize] =
             GcJob { block, reason, erase_issued: false, start, stats: stats as u8, ahead_of_reads: false };
-        if self.blocks.valid[block as usize] == 0 {
+        if self.ftl.blocks.valid[block as usize] == 0 {
             self.issue_erase(plane, block);
             return;
         }
-        let mut pages = std::mem::take(&mut self.scratch_pages);
+        let mut pages = std::mem::take(&mut self.ftl.scratch_pages);
         pages.clear();
-        pages.extend(self.blocks.valid_pages(block));
-        self.scheme.copy_order(&self.map, &mut pages);
+        pages.extend(self.ftl.blocks.valid_pages(block));
+        self.scheme.copy_order(&self.ftl.map, &mut pages);
         for &ppn in &pages {
-            let Some(lpn) = self.map.owner(ppn) else {
+            let Some(lpn) = self.ftl.map.owner(ppn) else {
                 self.invariant(format!("valid page {ppn} has no logical owner"));
                 continue;
             };
@@ -111,20 +111,20 @@ impl Simulator<'_> {
             }
             self.enqueue(Txn { kind: TxnKind::GcRead, ppn, lpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
         }
-        self.scratch_pages = pages;
+        self.ftl.scratch_pages = pages;
     }
 
     /// A page became invalid; if it was the last valid page of a victim, erase the victim.
     pub(super) fn after_invalidate(&mut self, ppn: Ppn) {
         let block = self.geo.block_of(ppn);
-        if self.blocks.state[block as usize] == BlockState::Victim && self.blocks.valid[block as usize] == 0 {
+        if self.ftl.blocks.state[block as usize] == BlockState::Victim && self.ftl.blocks.valid[block as usize] == 0 {
             let plane = self.geo.plane_of_block(block);
             self.issue_erase(plane, block);
         }
     }
 
     fn issue_erase(&mut self, plane: u32, block: u32) {
-        let job = &mut self.gc_jobs[plane as usize];
+        let job = &mut self.ftl.gc_jobs[plane as usize];
         if job.erase_issued || job.block != block {
             return;
         }
@@ -135,27 +135,27 @@ impl Simulator<'_> {
     /// A victim page has been read into the controller: write it to its new home, unless the
     /// host overwrote it in the meantime.
     pub(super) fn gc_read_done(&mut self, t: Txn) {
-        let unit = self.unit_pages as Ppn;
+        let unit = self.ftl.unit_pages as Ppn;
         let first = t.ppn - t.ppn % unit;
-        if !self.blocks.is_valid(t.ppn) || self.map.get(t.lpn) != Some(first) {
-            self.gc_unit_reads.remove(&t.lpn);
+        if !self.ftl.blocks.is_valid(t.ppn) || self.ftl.map.get(t.lpn) != Some(first) {
+            self.ftl.gc_unit_reads.remove(&t.lpn);
             return;
         }
         if unit > 1 {
             // A unit moves whole: its program waits for the last of its pages to be read.
-            let read = self.gc_unit_reads.entry(t.lpn).or_insert(0);
+            let read = self.ftl.gc_unit_reads.entry(t.lpn).or_insert(0);
             *read += 1;
-            if *read < self.unit_pages {
+            if *read < self.ftl.unit_pages {
                 return;
             }
-            self.gc_unit_reads.remove(&t.lpn);
+            self.ftl.gc_unit_reads.remove(&t.lpn);
         }
-        let pages = self.unit_pages as u64;
-        self.relocs.moved(self.gc_jobs[t.plane as usize].stats as usize, pages);
-        match self.gc_jobs[t.plane as usize].reason {
-            Reason::Gc => self.counters.gc_pages_moved += pages,
-            Reason::WearLevelling => self.counters.wl_pages_moved += pages,
-            Reason::Task(name) => self.tasks.entry(name).2 += pages,
+        let pages = self.ftl.unit_pages as u64;
+        self.measure.relocs.moved(self.ftl.gc_jobs[t.plane as usize].stats as usize, pages);
+        match self.ftl.gc_jobs[t.plane as usize].reason {
+            Reason::Gc => self.measure.counters.gc_pages_moved += pages,
+            Reason::WearLevelling => self.measure.counters.wl_pages_moved += pages,
+            Reason::Task(name) => self.measure.tasks.entry(name).2 += pages,
         }
         self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }
@@ -165,9 +165,9 @@ impl Simulator<'_> {
     pub(super) fn note_relocation_busy(&mut self, txns: &[u32], elapsed: u64) {
         let share = elapsed / txns.len().max(1) as u64;
         for &id in txns {
-            let job = self.gc_jobs[self.txns.get(id).plane as usize];
+            let job = self.ftl.gc_jobs[self.ctrl.txns.get(id).plane as usize];
             if job.active() {
-                self.relocs.busy(job.stats as usize, share);
+                self.measure.relocs.busy(job.stats as usize, share);
             }
         }
     }
@@ -179,43 +179,43 @@ impl Simulator<'_> {
         // from inside a remapping, so that no write is placed while another is half done.
         self.write_back_gc_translations(plane);
         for ppn in self.geo.block_pages(block) {
-            self.map.clear_physical(ppn);
+            self.ftl.map.clear_physical(ppn);
         }
-        if self.blocks.valid[block as usize] != 0 {
-            self.invariant(format!("block {block} erased with {} valid pages", self.blocks.valid[block as usize]));
+        if self.ftl.blocks.valid[block as usize] != 0 {
+            self.invariant(format!("block {block} erased with {} valid pages", self.ftl.blocks.valid[block as usize]));
             return;
         }
         let wear = self.scheme.erase_wear(block);
         if self.observed {
             self.scheme.erased(block);
         }
-        self.blocks.erase(block, wear);
+        self.ftl.blocks.erase(block, wear);
         self.note_erase(block, wear);
         if self.wants_probes() {
             self.probe(block, crate::seams::Probe::Erased);
         }
-        let job = self.gc_jobs[plane as usize];
-        self.relocs.finished(job.stats as usize, job.start, self.now());
-        self.jobs_ahead_of_reads -= job.ahead_of_reads as u32;
+        let job = self.ftl.gc_jobs[plane as usize];
+        self.measure.relocs.finished(job.stats as usize, job.start, self.now());
+        self.ftl.jobs_ahead_of_reads -= job.ahead_of_reads as u32;
         let reason = job.reason;
         match reason {
-            Reason::Gc => self.counters.gc_blocks_erased += 1,
-            Reason::WearLevelling => self.counters.wl_blocks_erased += 1,
+            Reason::Gc => self.measure.counters.gc_blocks_erased += 1,
+            Reason::WearLevelling => self.measure.counters.wl_blocks_erased += 1,
             Reason::Task(_) => {}
         }
-        self.gc_jobs[plane as usize] = GcJob::NONE;
+        self.ftl.gc_jobs[plane as usize] = GcJob::NONE;
         // Static wear levelling is checked after cleaning only, not after its own erases,
         // so its moves stay bounded by the host's writes and cannot feed themselves. It goes
         // before waiting writes and further cleaning (unless free blocks are urgently
         // short), so that sustained writes cannot starve it.
-        if reason == Reason::Gc && self.blocks.free_count(plane) >= self.gc_hard_blocks && !self.host_finished() {
-            if let Some(cold) = self.wl.static_candidate(plane, &self.blocks) {
-                self.counters.wl_invocations += 1;
+        if reason == Reason::Gc && self.ftl.blocks.free_count(plane) >= self.ftl.gc_hard_blocks && !self.host_finished() {
+            if let Some(cold) = self.ftl.wl.static_candidate(plane, &self.ftl.blocks) {
+                self.measure.counters.wl_invocations += 1;
                 self.start_relocation(plane, cold, Reason::WearLevelling);
             }
         }
         self.retry_blocked_programs(plane);
-        if !self.alloc.is_static() {
+        if !self.ftl.alloc.is_static() {
             // Writes parked elsewhere may go to this plane now.
             self.retry_all_blocked_programs();
         }

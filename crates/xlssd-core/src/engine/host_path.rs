@@ -19,7 +19,7 @@ const READ_AHEAD: usize = 4;
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
     pub(super) fn prime_arrivals(&mut self) -> crate::error::Result<()> {
-        let initial = self.closed_loop.unwrap_or(1);
+        let initial = self.host.closed_loop.unwrap_or(1);
         for _ in 0..initial {
             if !self.pull_next()? {
                 break;
@@ -31,28 +31,28 @@ impl Simulator<'_> {
     /// Schedules the arrival of the next request from the source, keeping [`READ_AHEAD`]
     /// more read ahead. Returns false at the end of the workload.
     fn pull_next(&mut self) -> crate::error::Result<bool> {
-        while self.upcoming.len() - self.scheduled < READ_AHEAD && !self.source_ended {
-            match self.source.next_request()? {
+        while self.host.upcoming.len() - self.host.scheduled < READ_AHEAD && !self.host.source_ended {
+            match self.host.source.next_request()? {
                 Some(r) => {
                     self.prefetch_entries(r.lba);
-                    self.upcoming.push_back(r);
+                    self.host.upcoming.push_back(r);
                 }
-                None => self.source_ended = true,
+                None => self.host.source_ended = true,
             }
         }
-        let Some(arrival_ns) = self.upcoming.get(self.scheduled).map(|r| r.arrival_ns) else { return Ok(false) };
-        let at = match self.closed_loop {
+        let Some(arrival_ns) = self.host.upcoming.get(self.host.scheduled).map(|r| r.arrival_ns) else { return Ok(false) };
+        let at = match self.host.closed_loop {
             Some(_) => self.now(),
             None => {
-                let first = *self.first_raw_arrival.get_or_insert(arrival_ns);
+                let first = *self.host.first_raw_arrival.get_or_insert(arrival_ns);
                 let rel = arrival_ns.saturating_sub(first) as f64 * self.cfg.host.time_scale;
                 // Traces are replayed in file order; an arrival earlier than its predecessor
                 // arrives with it.
-                crate::sim::round_u64(rel).max(self.last_arrival).max(self.now())
+                crate::sim::round_u64(rel).max(self.host.last_arrival).max(self.now())
             }
         };
-        self.last_arrival = at;
-        self.scheduled += 1;
+        self.host.last_arrival = at;
+        self.host.scheduled += 1;
         self.q.schedule_ordered(at, Ev::Arrival);
         Ok(true)
     }
@@ -62,21 +62,21 @@ impl Simulator<'_> {
     /// is read ahead, [`READ_AHEAD`] arrivals earlier, the memory latency passes while other
     /// events run.
     fn prefetch_entries(&self, lba: u64) {
-        let lpn = lba / self.div.unit_sectors;
-        self.map.prefetch(lpn);
-        if let Some(cmt) = &self.cmt {
+        let lpn = lba / self.ftl.div.unit_sectors;
+        self.ftl.map.prefetch(lpn);
+        if let Some(cmt) = &self.ctrl.cmt {
             cmt.prefetch(lpn as u32);
         }
     }
 
     pub(super) fn on_arrival(&mut self) {
-        if self.scheduled == 0 {
+        if self.host.scheduled == 0 {
             return;
         }
-        let Some(req) = self.upcoming.pop_front() else { return };
-        self.scheduled -= 1;
+        let Some(req) = self.host.upcoming.pop_front() else { return };
+        self.host.scheduled -= 1;
         self.submit(req);
-        if self.closed_loop.is_none() {
+        if self.host.closed_loop.is_none() {
             if let Err(e) = self.pull_next() {
                 self.fail(e);
             }
@@ -87,7 +87,7 @@ impl Simulator<'_> {
     /// `host.address_mode` says.
     fn first_sector(&self, r: &Request, source: &dyn RequestSource, index: u64) -> Result<u64, Error> {
         let end = r.lba + r.sectors as u64;
-        if end <= self.logical_sectors {
+        if end <= self.host.logical_sectors {
             return Ok(r.lba);
         }
         match self.cfg.host.address_mode {
@@ -96,16 +96,16 @@ impl Simulator<'_> {
                 index,
                 first: r.lba,
                 end,
-                capacity: self.logical_sectors,
+                capacity: self.host.logical_sectors,
             }),
-            AddressMode::Wrap => Ok(r.lba % self.logical_sectors),
+            AddressMode::Wrap => Ok(r.lba % self.host.logical_sectors),
         }
     }
 
     /// What a placement scheme is told of write request `r` starting at sector `lba`.
     fn host_write_of(&self, r: &Request, lba: u64) -> HostWrite {
-        let first_lpn = lba / self.div.unit_sectors;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.div.unit_sectors;
+        let first_lpn = lba / self.ftl.div.unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
         self.host_write_at(r, lba, first_lpn, (last_lpn - first_lpn + 1) as u32)
     }
 
@@ -120,7 +120,7 @@ impl Simulator<'_> {
             context: r.context,
             handle: r.handle,
             tolerance: r.tolerance,
-            logical_pages: self.logical_pages,
+            logical_pages: self.ftl.logical_pages,
         }
     }
 
@@ -153,17 +153,17 @@ impl Simulator<'_> {
     fn submit(&mut self, mut r: Request) {
         let now = self.now();
         if r.tolerance == 0.0 {
-            r.tolerance = self.default_tolerance;
+            r.tolerance = self.host.default_tolerance;
         }
-        let lba = match self.first_sector(&r, &*self.source, self.submitted) {
+        let lba = match self.first_sector(&r, &*self.host.source, self.host.submitted) {
             Ok(lba) => lba,
             Err(e) => {
                 self.fail(e);
                 return;
             }
         };
-        let handle = if r.op == Op::Write && self.handles.offered() {
-            match self.handles.of_request(r.handle, self.source.name(), self.submitted) {
+        let handle = if r.op == Op::Write && self.ftl.handles.offered() {
+            match self.ftl.handles.of_request(r.handle, self.host.source.name(), self.host.submitted) {
                 Ok(h) => h,
                 Err(e) => {
                     self.fail(e);
@@ -173,13 +173,13 @@ impl Simulator<'_> {
         } else {
             0
         };
-        self.submitted += 1;
-        self.first_arrival_time.get_or_insert(now);
-        self.idle_gen += 1;
+        self.host.submitted += 1;
+        self.host.first_arrival_time.get_or_insert(now);
+        self.host.idle_gen += 1;
         if self.backing.is_some() {
             let id = self.new_request(&r, lba, handle, origin::CACHED);
             // The request's pages are counted in by the parts it sends.
-            self.reqs[id as usize].pages_left = 1;
+            self.host.reqs[id as usize].pages_left = 1;
             self.cache_request(id, &r, lba);
             return;
         }
@@ -190,8 +190,8 @@ impl Simulator<'_> {
     /// A request in flight for `r` from sector `lba`; counted outstanding.
     pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, parent: u32) -> u32 {
         let now = self.now();
-        let first_lpn = lba / self.div.unit_sectors;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.div.unit_sectors;
+        let first_lpn = lba / self.ftl.div.unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
         let n_pages = (last_lpn - first_lpn + 1) as u32;
         // A read of a unit of several pages reads only the pages it touches, each one a page
         // of the request to finish; a write programs whole units.
@@ -209,31 +209,31 @@ impl Simulator<'_> {
             pages_left: if r.op == Op::Read { flash_pages } else { n_pages },
             ready: now,
             next_page: 0,
-            during: if r.op == Op::Read { self.relocs.running_mask() } else { 0 },
+            during: if r.op == Op::Read { self.measure.relocs.running_mask() } else { 0 },
             on_die: 0,
             handle,
             parent,
             failed: 0,
             tolerance: r.tolerance,
         };
-        let id = match self.free_reqs.pop() {
+        let id = match self.host.free_reqs.pop() {
             Some(id) => {
-                self.reqs[id as usize] = hr;
+                self.host.reqs[id as usize] = hr;
                 id
             }
             None => {
-                self.reqs.push(hr);
-                (self.reqs.len() - 1) as u32
+                self.host.reqs.push(hr);
+                (self.host.reqs.len() - 1) as u32
             }
         };
-        self.outstanding += 1;
+        self.host.outstanding += 1;
         id
     }
 
     /// Sends request `id` (for `r`, from sector `lba`) to the flash.
     pub(super) fn issue(&mut self, id: u32, r: &Request, lba: u64, handle: u8) {
-        let first_lpn = self.reqs[id as usize].first_lpn;
-        let n_pages = self.reqs[id as usize].n_pages;
+        let first_lpn = self.host.reqs[id as usize].first_lpn;
+        let n_pages = self.host.reqs[id as usize].n_pages;
         match r.op {
             Op::Read => {
                 for i in 0..n_pages {
@@ -244,16 +244,16 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
-                if self.handles.offered() {
+                if self.ftl.handles.offered() {
                     for i in 0..n_pages {
                         let lpn = self.page_of(id, i);
-                        self.handles.wrote(lpn, handle);
+                        self.ftl.handles.wrote(lpn, handle);
                     }
                 }
                 let w = self.host_write_at(r, lba, first_lpn, n_pages);
                 self.scheme.host_write(&w);
                 // The data crosses the host interface before the device can place it.
-                let bytes = self.reqs[id as usize].bytes;
+                let bytes = self.host.reqs[id as usize].bytes;
                 let now = self.now();
                 let done = self.host_link_transfer(Link::ToDevice, bytes, now);
                 if done > now {
@@ -268,7 +268,7 @@ impl Simulator<'_> {
     /// A write request's data is in the controller: merge its partial units, then buffer
     /// or program it.
     pub(super) fn write_data_in(&mut self, id: u32) {
-        if self.unit_pages > 1 && self.read_for_merge(id) > 0 {
+        if self.ftl.unit_pages > 1 && self.read_for_merge(id) > 0 {
             return;
         }
         self.write_merged(id);
@@ -277,8 +277,8 @@ impl Simulator<'_> {
     /// Reads the pages of the request's partly covered units that it does not write and that
     /// hold data on flash (read-modify-write); returns how many reads were issued.
     fn read_for_merge(&mut self, id: u32) -> u32 {
-        let r = self.reqs[id as usize];
-        let n = self.unit_pages as u64;
+        let r = self.host.reqs[id as usize];
+        let n = self.ftl.unit_pages as u64;
         let sectors = r.bytes / crate::host::SECTOR_BYTES;
         let mut reads = 0;
         // Only the first and the last unit can be partly covered.
@@ -290,26 +290,26 @@ impl Simulator<'_> {
                 continue;
             }
             // The buffer or an unfinished program holds the unit's data: merged in DRAM.
-            let Some(base) = self.map.get(lpn).filter(|_| !self.buffer.contains(lpn)) else { continue };
+            let Some(base) = self.ftl.map.get(lpn).filter(|_| !self.ctrl.buffer.contains(lpn)) else { continue };
             let plane = self.geo.plane_of_block(self.geo.block_of(base));
             for page in (0..n).filter(|p| !covered.contains(p)) {
                 let ppn = base + page;
-                if !self.blocks.is_programmed(ppn) {
+                if !self.ftl.blocks.is_programmed(ppn) {
                     continue;
                 }
-                self.counters.rmw_reads += 1;
+                self.measure.counters.rmw_reads += 1;
                 reads += 1;
                 self.enqueue(Txn { kind: TxnKind::RmwRead, ppn, lpn, owner: id, plane, step: 0, reference: 0 });
             }
         }
-        self.reqs[id as usize].rmw_left = reads;
+        self.host.reqs[id as usize].rmw_left = reads;
         reads
     }
 
     /// The pages of logical page `unit` (numbered before wrapping, as `first_lpn + i`) that
     /// sectors `lba..lba + sectors` touch, numbered within it.
     fn pages_touched(&self, lba: u64, sectors: u64, unit: u64) -> std::ops::RangeInclusive<u64> {
-        let n = self.unit_pages as u64;
+        let n = self.ftl.unit_pages as u64;
         let (first, last) = (self.geo.page_of_sector(lba), self.geo.page_of_sector(lba + sectors - 1));
         let start = unit * n;
         first.max(start) - start..=last.min(start + n - 1) - start
@@ -317,7 +317,7 @@ impl Simulator<'_> {
 
     /// A read for a merge finished: the write goes on when its last one has.
     pub(super) fn merge_read_done(&mut self, id: u32) {
-        let r = &mut self.reqs[id as usize];
+        let r = &mut self.host.reqs[id as usize];
         r.rmw_left -= 1;
         if r.rmw_left == 0 {
             self.write_merged(id);
@@ -326,17 +326,17 @@ impl Simulator<'_> {
 
     /// The write's units are whole in the controller: buffer or program them.
     fn write_merged(&mut self, id: u32) {
-        let n_pages = self.reqs[id as usize].n_pages;
+        let n_pages = self.host.reqs[id as usize].n_pages;
         // In flash pages: a request of part of a unit writes fewer pages than its units hold,
         // and the difference is what the unit's program adds.
-        self.counters.host_pages_written += self.reqs[id as usize].flash_pages as u64;
-        if self.handles.offered() {
-            let r = &self.reqs[id as usize];
-            self.handles.count_host(r.handle, r.flash_pages as u64);
+        self.measure.counters.host_pages_written += self.host.reqs[id as usize].flash_pages as u64;
+        if self.ftl.handles.offered() {
+            let r = &self.host.reqs[id as usize];
+            self.ftl.handles.count_host(r.handle, r.flash_pages as u64);
         }
-        if self.buffer.enabled() {
+        if self.ctrl.buffer.enabled() {
             if !self.buffer_pages(id) {
-                self.blocked_writes.push_back(id);
+                self.host.blocked_writes.push_back(id);
             }
         } else {
             for i in 0..n_pages {
@@ -355,7 +355,7 @@ impl Simulator<'_> {
         if xfer == 0 {
             return from;
         }
-        let free = &mut self.host_link_free[link as usize];
+        let free = &mut self.host.host_link_free[link as usize];
         let done = (*free).max(from) + xfer;
         *free = done;
         done
@@ -363,21 +363,21 @@ impl Simulator<'_> {
 
     /// Logical page `i` of a request (wrapping at the end of the logical space).
     fn page_of(&self, req: u32, i: u32) -> u32 {
-        ((self.reqs[req as usize].first_lpn + i as u64) % self.div.logical_pages) as u32
+        ((self.host.reqs[req as usize].first_lpn + i as u64) % self.ftl.div.logical_pages) as u32
     }
 
     /// Reads page `page` of logical page (unit) `lpn` for request `req`.
     fn read_page(&mut self, req: u32, lpn: u32, page: u32) {
-        self.counters.host_pages_read += 1;
-        if self.buffer.contains(lpn) {
-            self.counters.buffer_read_hits += 1;
+        self.measure.counters.host_pages_read += 1;
+        if self.ctrl.buffer.contains(lpn) {
+            self.measure.counters.buffer_read_hits += 1;
             self.page_from_dram(req);
             return;
         }
-        let ppn = match self.map.get(lpn) {
+        let ppn = match self.ftl.map.get(lpn) {
             Some(ppn) => ppn,
             None => {
-                self.counters.unmapped_reads += 1;
+                self.measure.counters.unmapped_reads += 1;
                 let materialized = match self.cfg.host.unmapped_reads {
                     UnmappedReads::Zero => None,
                     UnmappedReads::Materialize => self.materialize(lpn),
@@ -385,7 +385,7 @@ impl Simulator<'_> {
                 match materialized {
                     Some(ppn) => ppn,
                     None => {
-                        self.counters.unmapped_zero_reads += 1;
+                        self.measure.counters.unmapped_zero_reads += 1;
                         self.page_from_dram(req);
                         return;
                     }
@@ -393,16 +393,16 @@ impl Simulator<'_> {
             }
         };
         let ppn = ppn + page as crate::nand::Ppn;
-        if !self.blocks.is_programmed(ppn) {
+        if !self.ftl.blocks.is_programmed(ppn) {
             // The page's program is still in flight: its data is still in the controller.
-            self.counters.inflight_read_hits += 1;
+            self.measure.counters.inflight_read_hits += 1;
             self.page_from_dram(req);
             return;
         }
         let ppn = self.read_copy_of(lpn, ppn);
         let plane = self.geo.plane_of_block(self.geo.block_of(ppn));
-        if self.relocs.running_mask() != 0 {
-            self.reqs[req as usize].on_die |= self.relocations_on_die(plane);
+        if self.measure.relocs.running_mask() != 0 {
+            self.host.reqs[req as usize].on_die |= self.relocations_on_die(plane);
         }
         let txn = Txn { kind: TxnKind::HostRead, ppn, lpn, owner: req, plane, step: 0, reference: 0 };
         self.with_mapping(lpn, super::Parked::Read(txn), false);
@@ -412,28 +412,31 @@ impl Simulator<'_> {
     fn relocations_on_die(&self, plane: u32) -> u16 {
         let per_die = self.geo.planes_per_die;
         let first = plane - plane % per_die;
-        (first..first + per_die).map(|p| &self.gc_jobs[p as usize]).filter(|j| j.active()).fold(0, |mask, j| mask | 1 << j.stats)
+        (first..first + per_die)
+            .map(|p| &self.ftl.gc_jobs[p as usize])
+            .filter(|j| j.active())
+            .fold(0, |mask, j| mask | 1 << j.stats)
     }
 
     /// Gives a never-written page a physical home, as if it had been written before the run.
     fn materialize(&mut self, lpn: u32) -> Option<crate::nand::Ppn> {
-        let stream = self.streams.materialize;
+        let stream = self.ftl.streams.materialize;
         let plane = self.alloc_plane(lpn, stream);
-        if !self.blocks.can_allocate(plane, stream, false) {
+        if !self.ftl.blocks.can_allocate(plane, stream, false) {
             return None;
         }
-        let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl)?;
-        self.map.set(lpn, ppn);
+        let ppn = self.ftl.blocks.allocate(plane, stream, false, &mut *self.ftl.wl)?;
+        self.ftl.map.set(lpn, ppn);
         self.scheme.materialized(lpn, ppn);
         // Materialised pages have their own blocks, so finishing them at once keeps every
         // block's program order.
-        for p in ppn..ppn + self.unit_pages as crate::nand::Ppn {
+        for p in ppn..ppn + self.ftl.unit_pages as crate::nand::Ppn {
             self.set_page_valid(p, self.now());
-            if let Err(m) = self.blocks.program_done(p) {
+            if let Err(m) = self.ftl.blocks.program_done(p) {
                 self.invariant(m);
             }
         }
-        self.counters.materialized_pages += 1;
+        self.measure.counters.materialized_pages += 1;
         self.maybe_start_gc(plane);
         Some(ppn)
     }
@@ -441,33 +444,33 @@ impl Simulator<'_> {
     /// Places a write request's remaining pages in the buffer; false if it filled up first
     /// (or, for the eager policy, if the flush limit is reached).
     fn buffer_pages(&mut self, req: u32) -> bool {
-        let n = self.reqs[req as usize].n_pages;
+        let n = self.host.reqs[req as usize].n_pages;
         let mut complete = true;
-        while self.reqs[req as usize].next_page < n {
-            let i = self.reqs[req as usize].next_page;
+        while self.host.reqs[req as usize].next_page < n {
+            let i = self.host.reqs[req as usize].next_page;
             let lpn = self.page_of(req, i);
-            if self.eager_flush && self.flush_budget() == 0 {
+            if self.ctrl.eager_flush && self.flush_budget() == 0 {
                 complete = false;
                 break;
             }
-            match self.buffer.insert(lpn) {
+            match self.ctrl.buffer.insert(lpn) {
                 Insert::Full => {
                     complete = false;
                     break;
                 }
                 outcome => {
                     if outcome == Insert::Overwrite {
-                        self.counters.buffer_write_hits += 1;
+                        self.measure.counters.buffer_write_hits += 1;
                     }
-                    self.reqs[req as usize].next_page = i + 1;
-                    if self.eager_flush {
+                    self.host.reqs[req as usize].next_page = i + 1;
+                    if self.ctrl.eager_flush {
                         self.flush_buffer(u64::MAX);
                     }
                     self.page_from_dram(req);
                 }
             }
         }
-        if self.buffer.is_full() {
+        if self.ctrl.buffer.is_full() {
             self.flush_buffer(u64::MAX);
         }
         complete
@@ -477,49 +480,49 @@ impl Simulator<'_> {
     fn flush_budget(&self) -> u64 {
         match self.cfg.cache.max_inflight_flush_pages {
             0 => u64::MAX,
-            limit => (limit as u64).saturating_sub(self.buffer.inflight_pages()),
+            limit => (limit as u64).saturating_sub(self.ctrl.buffer.inflight_pages()),
         }
     }
 
     /// A flushed page reached flash: let waiting writes in and keep writing back.
     pub(super) fn flush_finished(&mut self, lpn: u32) {
-        self.buffer.flush_done(lpn);
+        self.ctrl.buffer.flush_done(lpn);
         self.admit_blocked_writes();
-        if self.buffer.dirty_pages() == 0 {
-            self.write_back_all = false;
-        } else if self.eager_flush || self.write_back_all || self.buffer.is_full() {
+        if self.ctrl.buffer.dirty_pages() == 0 {
+            self.ctrl.write_back_all = false;
+        } else if self.ctrl.eager_flush || self.ctrl.write_back_all || self.ctrl.buffer.is_full() {
             self.flush_buffer(u64::MAX);
         }
     }
 
     /// Slots were freed: let waiting writes in, oldest first.
     pub(super) fn admit_blocked_writes(&mut self) {
-        while let Some(&req) = self.blocked_writes.front() {
+        while let Some(&req) = self.host.blocked_writes.front() {
             if !self.buffer_pages(req) {
                 break;
             }
-            self.blocked_writes.pop_front();
+            self.host.blocked_writes.pop_front();
         }
     }
 
     /// Writes back up to `max` dirty pages of the buffer, within the in-flight limit.
     pub(super) fn flush_buffer(&mut self, max: u64) {
-        let mut lpns = std::mem::take(&mut self.scratch);
+        let mut lpns = std::mem::take(&mut self.host.scratch);
         lpns.clear();
-        self.buffer.take_dirty(max.min(self.flush_budget()), &mut lpns);
-        self.counters.buffer_flushes += lpns.len() as u64;
+        self.ctrl.buffer.take_dirty(max.min(self.flush_budget()), &mut lpns);
+        self.measure.counters.buffer_flushes += lpns.len() as u64;
         for &lpn in &lpns {
             // Written back from the buffer: read out of DRAM once.
             self.dram_access();
             self.program_page(lpn, NO_OWNER, TxnKind::HostWrite, None);
         }
-        self.scratch = lpns;
+        self.host.scratch = lpns;
     }
 
     /// One page read from or written to the DRAM buffer: the DRAM draws `energy.dram_ma`
     /// for `timing.dram_ns`.
     fn dram_access(&mut self) {
-        self.energy.dram_j += self.joules(self.timing.dram_ns as f64, self.cfg.energy.dram_ma);
+        self.measure.energy.dram_j += self.joules(self.timing.dram_ns as f64, self.cfg.energy.dram_ma);
     }
 
     /// A page of a request is served from DRAM after the DRAM access time.
@@ -539,7 +542,7 @@ impl Simulator<'_> {
 
     /// One page of a request will be done at `ready` (now or later).
     pub(super) fn page_done_at(&mut self, req: u32, ready: Time) {
-        let r = &mut self.reqs[req as usize];
+        let r = &mut self.host.reqs[req as usize];
         r.ready = r.ready.max(ready);
         r.pages_left -= 1;
         if r.pages_left > 0 {
@@ -560,31 +563,31 @@ impl Simulator<'_> {
 
     pub(super) fn finish_request(&mut self, req: u32) {
         let now = self.now();
-        let r = self.reqs[req as usize];
+        let r = self.host.reqs[req as usize];
         let latency = now - r.arrival;
         if r.during != 0 {
-            self.relocs.read_during(r.during, latency);
+            self.measure.relocs.read_during(r.during, latency);
         }
         if r.on_die != 0 {
-            self.relocs.read_on_die(r.on_die, latency);
+            self.measure.relocs.read_on_die(r.on_die, latency);
         }
-        self.free_reqs.push(req);
-        self.outstanding -= 1;
+        self.host.free_reqs.push(req);
+        self.host.outstanding -= 1;
         if origin::is_part(r.parent) {
             self.cache_part_done(req, r, latency);
         } else {
-            self.lat[r.op as usize].record(latency, r.bytes);
-            self.completed += 1;
-            self.last_completion = self.last_completion.max(now);
-            if self.closed_loop.is_some() {
+            self.measure.lat[r.op as usize].record(latency, r.bytes);
+            self.host.completed += 1;
+            self.host.last_completion = self.host.last_completion.max(now);
+            if self.host.closed_loop.is_some() {
                 if let Err(e) = self.pull_next() {
                     self.fail(e);
                 }
             }
         }
-        if self.outstanding == 0 && self.buffer.dirty_pages() > 0 {
-            self.idle_gen += 1;
-            self.q.schedule_in(self.idle_flush_ns, Ev::IdleFlush(self.idle_gen));
+        if self.host.outstanding == 0 && self.ctrl.buffer.dirty_pages() > 0 {
+            self.host.idle_gen += 1;
+            self.q.schedule_in(self.host.idle_flush_ns, Ev::IdleFlush(self.host.idle_gen));
         }
     }
 }

@@ -1,16 +1,27 @@
-//! The simulator: owns the layers and runs the event loop. Each part of the data path lives
-//! in its own file as an `impl Simulator` block: host requests (`host_path`), flash
-//! scheduling and timing (`flash_path`), cleaning and wear levelling (`gc_path`).
+//! The simulator: runs the event loop over components that each own their state: the host
+//! interface (`host_interface.rs`: requests, queues, admission, the host link), the
+//! controller (`controller_state.rs`: transactions, dies, channels, the write buffer, the
+//! cached mapping table), the FTL's state (`ftl_state.rs`: mapping, blocks, streams,
+//! policies, cleaning jobs, erases, extra copies), the read path's physics and decoding
+//! (`reliability.rs`) and the measurements (`measurements.rs`), with the scheme behind the
+//! seams (`crate::seams::Joined`). Each part of the data path lives in its own file as an
+//! `impl Simulator` block: host requests (`host_path`), flash scheduling and timing
+//! (`flash_path`), cleaning and wear levelling (`gc_path`), erases (`erase_path`,
+//! `erase_suspend`), the cache tier (`cache_path`) and the rest named below.
 
 mod cache_path;
 mod check;
+mod controller_state;
 mod copies;
 mod erase_path;
 mod erase_suspend;
 mod flash_path;
+mod ftl_state;
 mod gc_path;
 mod handles;
+mod host_interface;
 mod host_path;
+mod measurements;
 mod payload;
 mod reliability;
 mod report_build;
@@ -45,6 +56,10 @@ use crate::seams::{FreeBlocks, Joined, Reason, Relocating, SetupCtx, TaskCounts,
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
+use controller_state::{Controller, Parked};
+use ftl_state::{EngineDivisors, FtlState, GcJob, PendingProgram, Streams};
+use host_interface::{HostInterface, HostReq, Link};
+use measurements::Measurements;
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 
 /// Events of the simulation. Payloads are small indices so that events stay `Copy`.
@@ -72,102 +87,6 @@ enum Ev {
     CacheFill(u32),
 }
 
-/// Divisors the engine divides by per request or per page, each a multiply and a shift
-/// instead of a hardware division.
-#[derive(Clone, Copy)]
-struct EngineDivisors {
-    /// Sectors per logical page (one mapping unit).
-    unit_sectors: StrengthReducedU64,
-    logical_pages: StrengthReducedU64,
-    /// Mapping entries per translation page.
-    tpage_entries: StrengthReducedU32,
-}
-
-/// A host request in flight.
-#[derive(Debug, Clone, Copy)]
-struct HostReq {
-    arrival: Time,
-    bytes: u64,
-    op: Op,
-    /// First sector, after wrapping.
-    first_lba: u64,
-    first_lpn: u64,
-    /// Logical pages (mapping units) the request touches.
-    n_pages: u32,
-    /// Flash pages it touches: its units' pages, or fewer when it covers part of a unit.
-    flash_pages: u32,
-    /// A write: reads of the pages its partial units need that have not finished yet.
-    rmw_left: u32,
-    pages_left: u32,
-    /// When the data of its pages done so far is ready (a page may be counted done when
-    /// its last stage is scheduled, ahead of the stage's end).
-    ready: Time,
-    /// Next page to place in the write buffer when the buffer was full.
-    next_page: u32,
-    /// A read: the relocation reasons running when it arrived, as bits, and those running
-    /// on the dies its pages were sent to when they were.
-    during: u16,
-    on_die: u16,
-    /// A write: the placement handle it was written under.
-    handle: u8,
-    /// Who it belongs to: the host, or the cache layer ([`cache_path::origin`]).
-    parent: u32,
-    /// A read: pages that came back uncorrectable.
-    failed: u16,
-    /// The bit error rate the request tolerates (`Request::tolerance`).
-    tolerance: f32,
-}
-
-/// The two directions of the host interface.
-#[derive(Debug, Clone, Copy)]
-enum Link {
-    ToDevice = 0,
-    ToHost = 1,
-}
-
-/// The cleaning job of one plane: at most one victim at a time.
-#[derive(Debug, Clone, Copy)]
-struct GcJob {
-    block: u32,
-    reason: Reason,
-    erase_issued: bool,
-    /// When it started, and its reason's index in the relocation statistics.
-    start: Time,
-    stats: u8,
-    /// Its operations go ahead of host reads on its die.
-    ahead_of_reads: bool,
-}
-
-impl GcJob {
-    const NONE: GcJob =
-        GcJob { block: NO_BLOCK, reason: Reason::Gc, erase_issued: false, start: 0, stats: 0, ahead_of_reads: false };
-    fn active(&self) -> bool {
-        self.block != NO_BLOCK
-    }
-
-    /// The relocation it runs, if any.
-    fn relocating(&self) -> Option<Relocating> {
-        self.active().then_some(Relocating { block: self.block, reason: self.reason })
-    }
-}
-
-/// A page write waiting for its plane to have a free block.
-#[derive(Debug, Clone, Copy)]
-struct PendingProgram {
-    lpn: u32,
-    owner: u32,
-    kind: TxnKind,
-}
-
-/// Work waiting for a mapping entry to be loaded into the cached mapping table.
-#[derive(Debug, Clone, Copy)]
-enum Parked {
-    /// A read of a known physical page.
-    Read(crate::controller::txn::Txn),
-    /// A host page write, which takes its physical page once the entry is loaded.
-    Write { lpn: u32, owner: u32 },
-}
-
 /// Called every so often during a run; returning `false` stops the run.
 pub trait Progress {
     fn update(&mut self, requests_done: u64, simulated_ns: Time) -> bool;
@@ -192,137 +111,28 @@ pub struct RunOptions<'p> {
     pub payload: Option<&'p mut Payload>,
 }
 
-/// Stream numbers beyond the host's streams.
-struct Streams {
-    gc: u32,
-    mapping: u32,
-    materialize: u32,
-}
-
 pub struct Simulator<'s> {
     cfg: Config,
     geo: Geometry,
     timing: Timing,
     q: EventQueue<Ev>,
-
-    // Host side.
-    source: Box<dyn RequestSource + 's>,
-    closed_loop: Option<u32>,
-    /// Requests taken from the source: first the `scheduled` ones, whose arrivals are
-    /// scheduled, in order, then those read ahead (`host_path::READ_AHEAD`).
-    upcoming: VecDeque<Request>,
-    scheduled: usize,
-    /// The source has no more requests (some may still wait in `upcoming`).
-    source_ended: bool,
-    first_raw_arrival: Option<u64>,
-    last_arrival: Time,
-    reqs: Vec<HostReq>,
-    free_reqs: Vec<u32>,
-    outstanding: u32,
-    submitted: u64,
-    completed: u64,
-    blocked_writes: VecDeque<u32>,
-    logical_pages: u64,
-    logical_sectors: u64,
-    /// Sectors per logical page (one mapping unit).
-    sectors_per_page: u64,
-    /// The divisors of the per-request address arithmetic, reduced once.
-    div: EngineDivisors,
-    /// Flash pages per logical page (`mapping.unit_bytes`).
-    unit_pages: u32,
-    /// Relocated units whose pages are partly read, with the pages read so far.
-    gc_unit_reads: rustc_hash::FxHashMap<u32, u32>,
-    idle_gen: u64,
-    idle_flush_ns: Time,
-    /// When each direction of the host interface is next free.
-    host_link_free: [Time; 2],
-
-    // Controller.
-    /// Transactions from the start of their command until they are settled, by the ids
-    /// events and the decoder name; queued ones wait in their die's queue.
-    txns: TxnSlab,
-    dies: Vec<Die>,
-    channels: Vec<Channel>,
-    die_load: Vec<u32>,
-    buffer: WriteBuffer,
-    /// Send each buffered page to flash at once (`cache.write_policy = "eager"`).
-    eager_flush: bool,
-    /// Keep writing the buffer back until it holds no dirty page (idle host, end of run).
-    write_back_all: bool,
-    cmt: Option<Cmt>,
-    /// Mapping entries per translation page.
-    tpage_entries: u32,
-    /// Translation reads in flight with the work parked until they end (logical page, work,
-    /// whether it writes the entry), and translation writes in flight.
-    translations: Translations<(u32, Parked, bool)>,
-    /// The waiters of the translation read that just ended, reused between reads.
-    arrived_waiters: Vec<(u32, Parked, bool)>,
-    scratch: Vec<u32>,
-    /// A victim's valid pages, reused between cleanings.
-    scratch_pages: Vec<crate::nand::Ppn>,
-
-    // FTL.
-    map: Mapping,
-    blocks: BlockManager,
-    streams: Streams,
-    handles: handles::Handles,
-    victim: Box<dyn VictimSelector>,
-    alloc: Box<dyn PlaneAllocator>,
-    wl: Box<dyn WearLeveler>,
-    gc_jobs: Vec<GcJob>,
-    blocked_programs: Vec<VecDeque<PendingProgram>>,
-    /// Writes parked in `blocked_programs`, over all planes.
-    parked_programs: u64,
-    gc_threshold_blocks: u32,
-    /// Background GC, once started in a plane, goes on below this many free blocks; per
-    /// plane, whether such a round is under way.
-    gc_stop_blocks: u32,
-    gc_round: Vec<bool>,
-    gc_hard_blocks: u32,
-    /// Translation pages each plane's current GC job has changed.
-    gc_translation_updates: Vec<Vec<u32>>,
-
-    // Measurements.
-    lat: [LatencyStats; 2],
-    counters: Counters,
-    die_busy: Vec<Busy>,
-    chan_busy: Vec<Busy>,
-    /// Channel time by what it carried (commands, ECC waits; the rest is data).
-    chan_use: ChannelUse,
-    energy: Energy,
+    /// The host interface, the controller, the FTL's state and the measurements.
+    host: HostInterface<'s>,
+    ctrl: Controller,
+    ftl: FtlState,
+    measure: Measurements,
     /// A background run is scheduled (at most one is).
     background_pending: bool,
-    /// Pages of the program command whose completion is being handled, not yet counted
-    /// as programmed.
-    finishing: Vec<crate::nand::Ppn>,
-    first_arrival_time: Option<Time>,
-    last_completion: Time,
-
     /// Physics and decoding of the read path; `None` in the fixed-latency mode.
     rel: Option<reliability::Reliability>,
     /// Bytes carried for a range of logical pages (payload mode).
     payload: Option<payload::PayloadStore>,
     /// The cache layer in front of a disk (`[backing]`).
     backing: Option<Box<cache_path::CacheLayer>>,
-    /// `host.ap_ber`: the tolerance of requests that give none.
-    default_tolerance: f32,
     /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
     scheme: Joined,
     observed: bool,
-    /// Relocations made by the scheme's own tasks, by reason.
-    tasks: TaskCounts,
-    /// Every relocation's service time, die time and the reads that arrived during it.
-    relocs: RelocationStats,
-    /// Extra copies of logical pages a read path scheme asked for, and what became of them.
-    copies: crate::ftl::copies::ExtraCopies,
-    copy_counts: copies::CopyCounts,
-    copy_batches: copies::CopyBatches,
-    erases: erase_path::Erases,
     scratch_actions: Vec<crate::seams::ReadAction>,
-    /// Relocations running ahead of host reads (so the die scheduler looks for them only
-    /// when there are some).
-    jobs_ahead_of_reads: u32,
-
     check: bool,
     error: Option<Error>,
     setup_s: f64,
@@ -409,86 +219,94 @@ impl<'s> Simulator<'s> {
         let mut sim = Simulator {
             timing,
             q: EventQueue::new(),
-            source,
-            closed_loop,
-            upcoming: VecDeque::new(),
-            scheduled: 0,
-            source_ended: false,
-            first_raw_arrival: None,
-            last_arrival: 0,
-            reqs: Vec::new(),
-            free_reqs: Vec::new(),
-            outstanding: 0,
-            submitted: 0,
-            completed: 0,
-            blocked_writes: VecDeque::new(),
-            logical_pages,
-            // With a cache tier, host requests address the disk.
-            logical_sectors: cfg.logical_sectors(),
-            sectors_per_page: unit_sectors,
-            div: EngineDivisors {
-                unit_sectors: StrengthReducedU64::new(unit_sectors.max(1)),
-                logical_pages: StrengthReducedU64::new(logical_pages.max(1)),
-                tpage_entries: StrengthReducedU32::new((entries_per_tpage as u32).max(1)),
+            host: HostInterface {
+                source,
+                closed_loop,
+                upcoming: VecDeque::new(),
+                scheduled: 0,
+                source_ended: false,
+                first_raw_arrival: None,
+                last_arrival: 0,
+                reqs: Vec::new(),
+                free_reqs: Vec::new(),
+                outstanding: 0,
+                submitted: 0,
+                completed: 0,
+                blocked_writes: VecDeque::new(),
+                // With a cache tier, host requests address the disk.
+                logical_sectors: cfg.logical_sectors(),
+                sectors_per_page: unit_sectors,
+                idle_gen: 0,
+                idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
+                host_link_free: [0; 2],
+                scratch: Vec::new(),
+                first_arrival_time: None,
+                last_completion: 0,
+                default_tolerance: cfg.host.ap_ber as f32,
             },
-            unit_pages: cap.unit_pages,
-            gc_unit_reads: Default::default(),
-            idle_gen: 0,
-            idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
-            host_link_free: [0; 2],
-            txns: TxnSlab::default(),
-            dies: (0..geo.dies).map(|_| Die::new()).collect(),
-            channels: (0..geo.channels).map(|_| Channel::new()).collect(),
-            die_load: vec![0; geo.dies as usize],
-            buffer: WriteBuffer::new(buffer_pages),
-            eager_flush: cfg.cache.write_policy == crate::config::WritePolicy::Eager,
-            write_back_all: false,
-            cmt,
-            tpage_entries: entries_per_tpage as u32,
-            translations,
-            arrived_waiters: Vec::new(),
-            scratch: Vec::new(),
-            scratch_pages: Vec::new(),
-            map,
-            blocks,
-            streams,
-            handles,
-            victim,
-            alloc,
-            wl,
-            gc_jobs: vec![GcJob::NONE; geo.planes as usize],
-            blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
-            parked_programs: 0,
-            gc_threshold_blocks,
-            gc_stop_blocks,
-            gc_round: vec![false; geo.planes as usize],
-            gc_hard_blocks,
-            gc_translation_updates: vec![Vec::new(); geo.planes as usize],
-            lat: Default::default(),
-            counters: Counters::default(),
-            die_busy: vec![Busy::default(); geo.dies as usize],
-            chan_busy: vec![Busy::default(); geo.channels as usize],
-            chan_use: ChannelUse::default(),
-            energy: Energy::default(),
+            ctrl: Controller {
+                txns: TxnSlab::default(),
+                dies: (0..geo.dies).map(|_| Die::new()).collect(),
+                channels: (0..geo.channels).map(|_| Channel::new()).collect(),
+                die_load: vec![0; geo.dies as usize],
+                buffer: WriteBuffer::new(buffer_pages),
+                eager_flush: cfg.cache.write_policy == crate::config::WritePolicy::Eager,
+                write_back_all: false,
+                cmt,
+                tpage_entries: entries_per_tpage as u32,
+                translations,
+                arrived_waiters: Vec::new(),
+                finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),
+            },
+            ftl: FtlState {
+                logical_pages,
+                div: EngineDivisors {
+                    unit_sectors: StrengthReducedU64::new(unit_sectors.max(1)),
+                    logical_pages: StrengthReducedU64::new(logical_pages.max(1)),
+                    tpage_entries: StrengthReducedU32::new((entries_per_tpage as u32).max(1)),
+                },
+                unit_pages: cap.unit_pages,
+                gc_unit_reads: Default::default(),
+                scratch_pages: Vec::new(),
+                map,
+                blocks,
+                streams,
+                handles,
+                victim,
+                alloc,
+                wl,
+                gc_jobs: vec![GcJob::NONE; geo.planes as usize],
+                blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
+                parked_programs: 0,
+                gc_threshold_blocks,
+                gc_stop_blocks,
+                gc_round: vec![false; geo.planes as usize],
+                gc_hard_blocks,
+                gc_translation_updates: vec![Vec::new(); geo.planes as usize],
+                copies: Default::default(),
+                erases: erase_path::Erases::new(geo.planes),
+                jobs_ahead_of_reads: 0,
+            },
+            measure: Measurements {
+                lat: Default::default(),
+                counters: Counters::default(),
+                die_busy: vec![Busy::default(); geo.dies as usize],
+                chan_busy: vec![Busy::default(); geo.channels as usize],
+                chan_use: ChannelUse::default(),
+                energy: Energy::default(),
+                tasks: TaskCounts::default(),
+                relocs: RelocationStats::default(),
+                copy_counts: Default::default(),
+                copy_batches: Default::default(),
+            },
             background_pending: false,
-            finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),
-            first_arrival_time: None,
-            last_completion: 0,
             rel: reliability::Reliability::new(cfg, geo.blocks, geo.pages, geo.channels, stream_seed(cfg.seed, SEED_PHYSICS))?,
             payload: None,
             backing: cache_path::CacheLayer::new(&cfg.backing, logical_pages, geo.page_size as u64 * cap.unit_pages as u64)
                 .map(Box::new),
-            default_tolerance: cfg.host.ap_ber as f32,
             observed: scheme.observed(),
             scheme,
-            tasks: TaskCounts::default(),
-            relocs: RelocationStats::default(),
-            copies: Default::default(),
-            copy_counts: Default::default(),
-            copy_batches: Default::default(),
-            erases: erase_path::Erases::new(geo.planes),
             scratch_actions: Vec::new(),
-            jobs_ahead_of_reads: 0,
             check: false,
             error: None,
             setup_s: 0.0,
@@ -498,9 +316,9 @@ impl<'s> Simulator<'s> {
         let setup = std::time::Instant::now();
         sim.scheme.set_up(&mut SetupCtx {
             geo: &sim.geo,
-            blocks: &mut sim.blocks,
-            gc_threshold_blocks: &mut sim.gc_threshold_blocks,
-            gc_hard_blocks: &mut sim.gc_hard_blocks,
+            blocks: &mut sim.ftl.blocks,
+            gc_threshold_blocks: &mut sim.ftl.gc_threshold_blocks,
+            gc_hard_blocks: &mut sim.ftl.gc_hard_blocks,
         });
         sim.set_up_device(progress)?;
         sim.setup_s = setup.elapsed().as_secs_f64();
@@ -509,7 +327,7 @@ impl<'s> Simulator<'s> {
 
     /// Logical capacity in pages.
     pub fn logical_pages(&self) -> u64 {
-        self.logical_pages
+        self.ftl.logical_pages
     }
 
     /// Runs the workload to its end and returns the report.
@@ -544,14 +362,14 @@ impl<'s> Simulator<'s> {
                 }
             }
             // The host is done; write back what the buffer still holds, then stop.
-            if self.buffer.dirty_pages() > 0 {
-                let before = self.buffer.dirty_pages();
-                self.write_back_all = true;
+            if self.ctrl.buffer.dirty_pages() > 0 {
+                let before = self.ctrl.buffer.dirty_pages();
+                self.ctrl.write_back_all = true;
                 self.flush_buffer(u64::MAX);
                 if let Some(e) = self.error.take() {
                     return Err(e);
                 }
-                if self.buffer.dirty_pages() < before || !self.q.is_empty() {
+                if self.ctrl.buffer.dirty_pages() < before || !self.q.is_empty() {
                     continue;
                 }
                 return Err(Error::Stalled(format!(
@@ -560,18 +378,18 @@ impl<'s> Simulator<'s> {
             }
             break;
         }
-        if self.parked_programs > 0 && self.outstanding == 0 {
+        if self.ftl.parked_programs > 0 && self.host.outstanding == 0 {
             return Err(Error::Stalled(format!(
                 "{} page writes still wait for a free block at the end of the run: no block could be cleaned in \
                  their planes (raise ftl.overprovisioning)",
-                self.parked_programs
+                self.ftl.parked_programs
             )));
         }
-        if self.outstanding > 0 {
+        if self.host.outstanding > 0 {
             return Err(Error::Stalled(format!(
                 "{} host requests could not complete: no free block could be made in their plane \
                  (the device is full of valid data; raise ftl.overprovisioning)",
-                self.outstanding
+                self.host.outstanding
             )));
         }
         if self.check {
@@ -595,7 +413,7 @@ impl<'s> Simulator<'s> {
         interrupt::poll()?;
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {
-                if !p.update(self.completed, self.q.now()) {
+                if !p.update(self.host.completed, self.q.now()) {
                     return Err(Error::Interrupted);
                 }
             }
@@ -605,7 +423,7 @@ impl<'s> Simulator<'s> {
 
     /// Checks where a payload goes and makes its store.
     fn payload_store(&self, p: &Payload) -> Result<payload::PayloadStore> {
-        if self.unit_pages > 1 {
+        if self.ftl.unit_pages > 1 {
             return Err(Error::Config {
                 key: "mapping.unit_bytes".into(),
                 message: format!(
@@ -626,7 +444,7 @@ impl<'s> Simulator<'s> {
         let pages = p.data.len().div_ceil(page_bytes) as u64;
         let first = p.first_lba / spp;
         // With a cache tier the payload lies on the disk.
-        let capacity = if self.backing.is_some() { self.logical_sectors / spp } else { self.logical_pages };
+        let capacity = if self.backing.is_some() { self.host.logical_sectors / spp } else { self.ftl.logical_pages };
         if self.backing.is_some() && p.final_read_after_h.is_some() {
             return Err(Error::Config {
                 key: "payload.final_read_after_h".into(),
@@ -662,8 +480,8 @@ impl<'s> Simulator<'s> {
             Ev::Background => self.background(),
             Ev::CacheFill(slot) => self.on_cache_fill(slot),
             Ev::IdleFlush(gen) => {
-                if gen == self.idle_gen && self.outstanding == 0 {
-                    self.write_back_all = true;
+                if gen == self.host.idle_gen && self.host.outstanding == 0 {
+                    self.ctrl.write_back_all = true;
                     self.flush_buffer(u64::MAX);
                 }
             }
@@ -678,11 +496,11 @@ impl<'s> Simulator<'s> {
     /// every request has completed, the buffer holds nothing to write back, and no write
     /// waits for a free block.
     fn host_finished(&self) -> bool {
-        self.source_ended
-            && self.upcoming.is_empty()
-            && self.outstanding == 0
-            && self.buffer.used_slots() == 0
-            && self.parked_programs == 0
+        self.host.source_ended
+            && self.host.upcoming.is_empty()
+            && self.host.outstanding == 0
+            && self.ctrl.buffer.used_slots() == 0
+            && self.ftl.parked_programs == 0
     }
 
     /// Records the first error; the event loop stops after the current event.

@@ -180,7 +180,7 @@ impl Simulator<'_> {
     /// being `rber`. At the first attempt a scheme with its own retry references chooses
     /// where the read starts.
     pub(super) fn attempt(&mut self, id: u32, rber: f64) -> Attempt {
-        let t = *self.txns.get(id);
+        let t = *self.ctrl.txns.get(id);
         let need = self.retry_need(t.ppn, rber);
         let mut a = Attempt {
             ppn: t.ppn,
@@ -190,12 +190,12 @@ impl Simulator<'_> {
             reference: t.reference as u32,
             shift: need.map_or(f64::NAN, |n| n.shift),
             decodable: true,
-            tolerance: if t.kind == TxnKind::HostRead { self.reqs[t.owner as usize].tolerance as f64 } else { 0.0 },
+            tolerance: if t.kind == TxnKind::HostRead { self.host.reqs[t.owner as usize].tolerance as f64 } else { 0.0 },
         };
         if let Some(need) = need {
             if t.step == 0 {
                 a.reference = self.scheme.first_reference(&a).min(self.table_steps());
-                self.txns.get_mut(id).reference = a.reference as u8;
+                self.ctrl.txns.get_mut(id).reference = a.reference as u8;
             }
             a.decodable = self.retry_model().is_some_and(|m| m.succeeds(need, a.reference));
         }
@@ -214,7 +214,7 @@ impl Simulator<'_> {
             return;
         }
         let next = self.scheme.next_reference(a);
-        self.txns.get_mut(id).reference = next.min(self.table_steps()) as u8;
+        self.ctrl.txns.get_mut(id).reference = next.min(self.table_steps()) as u8;
     }
 
     /// RBER of a page when the retention clock reads `clock_h`.
@@ -400,7 +400,7 @@ impl Simulator<'_> {
     fn note_encode(&mut self, ppn: Ppn) {
         let needed = self.bch_needed_t(ppn);
         let t = needed.min(self.cfg.ecc.bch.t_max);
-        self.energy.ecc_j += self.cfg.ecc.bch.encode_j(t);
+        self.measure.energy.ecc_j += self.cfg.ecc.bch.encode_j(t);
         let s = &mut self.rel.as_mut().expect("reliability is on").stats;
         s.bch_programs += 1;
         s.bch_t_sum += t as u64;
@@ -419,7 +419,7 @@ impl Simulator<'_> {
     /// A read's data is in the controller: decode it on the channel's ECC engine (or
     /// return it raw).
     pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) {
-        let t = *self.txns.get(id);
+        let t = *self.ctrl.txns.get(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let mut raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
@@ -456,7 +456,7 @@ impl Simulator<'_> {
             }
             (EccScheme::Bch, _) => {
                 let code_t = self.bch_t(t.ppn);
-                self.energy.ecc_j += self.cfg.ecc.bch.decode_j(code_t);
+                self.measure.energy.ecc_j += self.cfg.ecc.bch.decode_j(code_t);
                 self.rel.as_mut().expect("reliability is on").stats.bch_decodes_by_t[code_t as usize] += 1;
                 let errors = self.bch_errors(rber, step);
                 let outcome = if errors <= code_t as u64 {
@@ -567,12 +567,12 @@ impl Simulator<'_> {
             [outcome as usize];
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
-            let mut t = self.txns.remove(id);
+            let mut t = self.ctrl.txns.remove(id);
             t.step += 1;
             let die = self.geo.die_of_plane(t.plane);
             let qc = t.kind.queue();
-            self.dies[die as usize].queues[qc as usize].push_front(t);
-            self.die_load[die as usize] += 1;
+            self.ctrl.dies[die as usize].queues[qc as usize].push_front(t);
+            self.ctrl.die_load[die as usize] += 1;
             self.try_start_die(die);
             return;
         }
@@ -588,7 +588,7 @@ impl Simulator<'_> {
 
     /// A read's decoding is settled with `outcome`, its data ready at `at` (now or later).
     fn finish_read(&mut self, id: u32, outcome: Decoded, at: Time) {
-        let t = *self.txns.get(id);
+        let t = *self.ctrl.txns.get(id);
         let scheme = self.cfg.ecc.scheme;
         let rel = self.rel.as_mut().expect("reliability is on");
         let steps = t.step as u32;
@@ -633,13 +633,13 @@ impl Simulator<'_> {
                 self.payload_read(page, returned_rber);
             }
         }
-        let t = self.txns.remove(id);
+        let t = self.ctrl.txns.remove(id);
         if t.kind == TxnKind::HostRead {
             if outcome == Decoded::Uncorrectable {
-                let r = &mut self.reqs[t.owner as usize];
+                let r = &mut self.host.reqs[t.owner as usize];
                 r.failed = r.failed.saturating_add(1);
             }
-            self.counters.host_flash_reads += 1;
+            self.measure.counters.host_flash_reads += 1;
             self.page_done_at(t.owner, at);
         } else {
             self.txn_done(t);
@@ -652,7 +652,7 @@ impl Simulator<'_> {
     pub(super) fn probe_rber(&self, block: u32, when: Probe) -> Option<f64> {
         let rel = self.rel.as_ref()?;
         let first = self.geo.ppn(block, 0);
-        if when != Probe::Erased && self.blocks.is_programmed(first) {
+        if when != Probe::Erased && self.ftl.blocks.is_programmed(first) {
             return Some(self.page_rber(first));
         }
         if when == Probe::Idle {
@@ -670,7 +670,7 @@ impl Simulator<'_> {
     /// Probes `block` and tells the scheme.
     pub(super) fn probe(&mut self, block: u32, when: Probe) {
         if let Some(rber) = self.probe_rber(block, when) {
-            self.counters.probes += 1;
+            self.measure.counters.probes += 1;
             self.scheme.probed(block, rber, when);
         }
     }
@@ -708,8 +708,11 @@ impl Simulator<'_> {
             if lpn.is_multiple_of(4096) {
                 crate::interrupt::poll()?;
             }
-            let on_flash =
-                self.map.get(lpn as u32).filter(|&ppn| !self.buffer.contains(lpn as u32) && self.blocks.is_programmed(ppn));
+            let on_flash = self
+                .ftl
+                .map
+                .get(lpn as u32)
+                .filter(|&ppn| !self.ctrl.buffer.contains(lpn as u32) && self.ftl.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
                 Some(ppn) => self.settled_read(ppn, clock_h),

@@ -53,7 +53,7 @@ impl Simulator<'_> {
     /// The channels' time split by what it carried; failed read data is counted by the read
     /// path, per page moved.
     fn erase_report(&self) -> crate::report::EraseReport {
-        let s = &self.erases.stats;
+        let s = &self.ftl.erases.stats;
         let n = s.erases.max(1) as f64;
         let last = s.by_loops.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
         crate::report::EraseReport {
@@ -71,13 +71,13 @@ impl Simulator<'_> {
             deferred_loops_run: s.deferred_loops_run,
             host_reads_meeting_erase: s.host_reads_meeting_erase,
             host_reads_meeting_erase_share: round6(
-                s.host_reads_meeting_erase as f64 / self.counters.host_flash_reads.max(1) as f64,
+                s.host_reads_meeting_erase as f64 / self.measure.counters.host_flash_reads.max(1) as f64,
             ),
         }
     }
 
     fn suspension_report(&self) -> crate::report::SuspensionReport {
-        let s = &self.erases.stats;
+        let s = &self.ftl.erases.stats;
         crate::report::SuspensionReport {
             erase: s.erase_suspensions,
             program: s.program_suspensions,
@@ -89,14 +89,14 @@ impl Simulator<'_> {
     fn channel_use(&self, total: &Busy, simulated_ns: u64) -> ChannelUseReport {
         let busy = total.total();
         let failed = self.rel.as_ref().map_or(0, |r| r.stats.failed_transfer_ns);
-        let u = self.chan_use;
+        let u = self.measure.chan_use;
         debug_assert!(u.command_ns + u.ecc_wait_ns + failed <= busy, "channel time parts exceed its busy time");
         ChannelUseReport {
             command_ns: u.command_ns,
             data_ns: busy.saturating_sub(u.command_ns + u.ecc_wait_ns + failed),
             failed_data_ns: failed,
             ecc_wait_ns: u.ecc_wait_ns,
-            idle_ns: (simulated_ns * self.chan_busy.len() as u64).saturating_sub(busy),
+            idle_ns: (simulated_ns * self.measure.chan_busy.len() as u64).saturating_sub(busy),
         }
     }
 
@@ -130,7 +130,7 @@ impl Simulator<'_> {
                 failed_transfer_us: round3(s.failed_transfer_ns as f64 / 1e3),
             },
             uncorrectable_reads: s.uncorrectable,
-            probes: self.counters.probes,
+            probes: self.measure.counters.probes,
             read_breakdown_us: ReadBreakdown {
                 sense: per_read(s.sense_ns),
                 transfer: per_read(s.transfer_ns),
@@ -178,31 +178,31 @@ impl Simulator<'_> {
 
     pub(super) fn build_report(&self, setup_s: f64, wall_s: f64, workload: serde_json::Value) -> Report {
         let simulated_ns = self.q.now();
-        let span_ns = self.last_completion.saturating_sub(self.first_arrival_time.unwrap_or(0));
-        let c = &self.counters;
-        let ec = &self.blocks.erase_count;
+        let span_ns = self.host.last_completion.saturating_sub(self.host.first_arrival_time.unwrap_or(0));
+        let c = &self.measure.counters;
+        let ec = &self.ftl.blocks.erase_count;
         let n = ec.len() as f64;
         let mean = ec.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = ec.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
-        let e = &self.energy;
+        let e = &self.measure.energy;
         let events = self.q.processed();
         let waf = if c.host_pages_written > 0 { c.flash_programs as f64 / c.host_pages_written as f64 } else { 0.0 };
-        let ch_total = sum_busy(&self.chan_busy);
-        let die_total = sum_busy(&self.die_busy);
+        let ch_total = sum_busy(&self.measure.chan_busy);
+        let die_total = sum_busy(&self.measure.die_busy);
         Report {
             schema: SCHEMA_VERSION,
             version: crate::VERSION.to_string(),
             config: self.cfg.to_json_value(),
             workload,
             host: HostReport {
-                read: op_report(&self.lat[0], span_ns),
-                write: op_report(&self.lat[1], span_ns),
-                all: op_report(&self.lat[0].joined(&self.lat[1]), span_ns),
+                read: op_report(&self.measure.lat[0], span_ns),
+                write: op_report(&self.measure.lat[1], span_ns),
+                all: op_report(&self.measure.lat[0].joined(&self.measure.lat[1]), span_ns),
                 span_ns,
             },
             backing: self.backing_report(simulated_ns),
             ftl: FtlReport {
-                logical_pages: self.logical_pages,
+                logical_pages: self.ftl.logical_pages,
                 physical_pages: self.geo.pages as u64,
                 host_pages_read: c.host_pages_read,
                 host_pages_written: c.host_pages_written,
@@ -223,8 +223,9 @@ impl Simulator<'_> {
                     inflight_read_hits: c.inflight_read_hits,
                 },
                 mapping: MappingReport {
-                    cached: self.cmt.is_some(),
+                    cached: self.ctrl.cmt.is_some(),
                     capacity_entries: self
+                        .ctrl
                         .cmt
                         .as_ref()
                         .map_or(0, |_| self.cfg.mapping.cached_table_bytes / self.cfg.mapping.entry_bytes as u64),
@@ -239,16 +240,16 @@ impl Simulator<'_> {
                 blocked_writes: c.blocked_writes,
                 rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
                 sealed: SealedReport { blocks: c.sealed_blocks, unused_pages: c.sealed_unused_pages },
-                relocations: self.relocs.report(),
+                relocations: self.measure.relocs.report(),
                 copies: self.copies_report(),
-                placement: self.handles.report(),
+                placement: self.ftl.handles.report(),
             },
             nand: NandReport {
                 reads: c.flash_reads,
                 programs: c.flash_programs,
                 erases: c.flash_erases,
                 multiplane_ops: c.multiplane_ops,
-                erase_suspensions: self.erases.stats.erase_suspensions,
+                erase_suspensions: self.ftl.erases.stats.erase_suspensions,
                 erase: self.erase_report(),
                 suspensions: self.suspension_report(),
                 erase_count: EraseCountReport {
@@ -258,7 +259,7 @@ impl Simulator<'_> {
                     stddev: round6(var.sqrt()),
                 },
                 effective_wear: {
-                    let w = &self.blocks.effective_wear;
+                    let w = &self.ftl.blocks.effective_wear;
                     let total: f64 = w.iter().map(|&x| x as f64).sum();
                     EffectiveWearReport {
                         total: round6(total),
@@ -267,11 +268,11 @@ impl Simulator<'_> {
                     }
                 },
                 busy: BusyReport {
-                    channels_total: breakdown(&ch_total, simulated_ns * self.chan_busy.len() as u64),
+                    channels_total: breakdown(&ch_total, simulated_ns * self.measure.chan_busy.len() as u64),
                     channel_use: self.channel_use(&ch_total, simulated_ns),
-                    dies_total: breakdown(&die_total, simulated_ns * self.die_busy.len() as u64),
-                    channels: self.chan_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
-                    dies: self.die_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
+                    dies_total: breakdown(&die_total, simulated_ns * self.measure.die_busy.len() as u64),
+                    channels: self.measure.chan_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
+                    dies: self.measure.die_busy.iter().map(|b| breakdown(b, simulated_ns)).collect(),
                 },
             },
             energy: EnergyReport {
@@ -297,17 +298,17 @@ impl Simulator<'_> {
                 // Only the sections of the schemes that ran: an absent section means its
                 // scheme was off.
                 let mut sections = serde_json::Map::new();
-                self.scheme.report(&self.tasks, &mut sections);
+                self.scheme.report(&self.measure.tasks, &mut sections);
                 sections
             },
             sim: SimReport {
                 simulated_ns,
                 events,
-                requests: self.completed,
-                skipped_lines: self.source.skipped_lines(),
+                requests: self.host.completed,
+                skipped_lines: self.host.source.skipped_lines(),
                 setup_s: round6(setup_s),
                 wall_s: round6(wall_s),
-                requests_per_s: if wall_s > 0.0 { (self.completed as f64 / wall_s).round() } else { 0.0 },
+                requests_per_s: if wall_s > 0.0 { (self.host.completed as f64 / wall_s).round() } else { 0.0 },
                 events_per_s: if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 },
             },
         }

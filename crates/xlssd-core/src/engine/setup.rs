@@ -26,8 +26,8 @@ impl Simulator<'_> {
         let geo = self.geo.clone();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.cfg.seed, SEED_PRECONDITION));
         precondition(
-            &mut self.blocks,
-            &mut self.map,
+            &mut self.ftl.blocks,
+            &mut self.ftl.map,
             layout.used,
             self.cfg.precondition.steady_state,
             layout.data_blocks,
@@ -41,9 +41,9 @@ impl Simulator<'_> {
     pub(super) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
         self.age_blocks()?;
         self.precondition(&mut progress)?;
-        self.scheme.preconditioned(&self.blocks, &self.map);
+        self.scheme.preconditioned(&self.ftl.blocks, &self.ftl.map);
         self.record_preconditioned_pages()?;
-        if self.cmt.is_some() {
+        if self.ctrl.cmt.is_some() {
             self.store_translation_pages()?;
         }
         Ok(())
@@ -61,7 +61,7 @@ impl Simulator<'_> {
             if block.is_multiple_of(POLL_EVERY as u32) {
                 interrupt::poll()?;
             }
-            if self.blocks.is_closed(block) {
+            if self.ftl.blocks.is_closed(block) {
                 for page in 0..self.geo.pages_per_block {
                     let ppn = self.geo.ppn(block, page);
                     let alg = self.page_algorithm(ppn);
@@ -95,7 +95,7 @@ impl Simulator<'_> {
             }
             .round()
             .max(0.0);
-            self.blocks.erase_count[b] = pe as u32;
+            self.ftl.blocks.erase_count[b] = pe as u32;
             if let Some(rel) = self.rel.as_mut() {
                 rel.state.blocks[b].wear = pe as f32;
             }
@@ -106,22 +106,22 @@ impl Simulator<'_> {
     /// With a cached mapping table the whole table lives in translation pages on flash from
     /// the start, so that every miss reads one, as on a formatted drive.
     fn store_translation_pages(&mut self) -> Result<()> {
-        let count = self.map.logical_len() - self.logical_pages;
-        let stream = self.streams.mapping;
+        let count = self.ftl.map.logical_len() - self.ftl.logical_pages;
+        let stream = self.ftl.streams.mapping;
         for tvpn in 0..count {
             if tvpn % POLL_EVERY as u64 == 0 {
                 interrupt::poll()?;
             }
-            let tlpn = (self.logical_pages + tvpn) as u32;
+            let tlpn = (self.ftl.logical_pages + tvpn) as u32;
             // The plane later rewrites of this translation page go to.
             let plane = self.alloc_plane(tlpn, stream);
-            let ppn = self.blocks.allocate(plane, stream, false, &mut *self.wl).ok_or_else(|| Error::Config {
+            let ppn = self.ftl.blocks.allocate(plane, stream, false, &mut *self.ftl.wl).ok_or_else(|| Error::Config {
                 key: "mapping.cached_table_bytes".into(),
                 message: format!("plane {plane} has no room for the {count} translation pages of the mapping table"),
             })?;
-            self.map.set(tlpn, ppn);
+            self.ftl.map.set(tlpn, ppn);
             self.set_page_valid(ppn, 0);
-            self.blocks.program_done(ppn).map_err(|message| Error::Invariant { time_ns: 0, message })?;
+            self.ftl.blocks.program_done(ppn).map_err(|message| Error::Invariant { time_ns: 0, message })?;
         }
         Ok(())
     }
