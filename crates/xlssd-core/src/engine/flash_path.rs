@@ -17,7 +17,8 @@ use crate::stats::Activity;
 macro_rules! place_ctx {
     ($sim:ident, $plane:expr, $default:expr) => {
         PlaceCtx {
-            clock_h: $sim.retention_clock_h(),
+            clock: $sim.retention_clock(),
+            now: $sim.q.now(),
             geo: &$sim.geo,
             blocks: &mut $sim.ftl.blocks,
             picker: &mut *$sim.ftl.wl,

@@ -19,7 +19,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::seams::{
-    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetryReference, Verdict,
+    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
 };
 use crate::sim::Time;
 use crate::stats::LatencyStats;
@@ -153,7 +153,12 @@ impl Simulator<'_> {
     /// The retention clock in hours: the data's age at the start plus simulated time,
     /// scaled.
     pub(super) fn retention_clock_h(&self) -> f64 {
-        self.cfg.aging.data_age_h + self.now() as f64 / 3.6e12 * self.cfg.physics.retention_scale
+        self.retention_clock().hours_at(self.now())
+    }
+
+    /// The retention clock, to be read at any simulated time.
+    pub(super) fn retention_clock(&self) -> RetentionClock {
+        RetentionClock { start_h: self.cfg.aging.data_age_h, scale: self.cfg.physics.retention_scale }
     }
 
     /// RBER of a page now: the model's wear and retention errors, plus read disturbance.

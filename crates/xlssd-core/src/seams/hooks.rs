@@ -148,11 +148,33 @@ pub struct PlaceCtx<'a> {
     pub relocating: Option<Relocating>,
     /// Where the write goes by default.
     pub default: Target,
-    /// The retention clock, in hours.
-    pub clock_h: f64,
+    /// The retention clock, read when a placement asks ([`PlaceCtx::clock_h`]).
+    pub clock: RetentionClock,
+    pub now: Time,
+}
+
+/// The retention clock: hours of retention a page's data has seen, from the data's age at
+/// the start (`aging.data_age_h`) and the simulated time, scaled (`physics.retention_scale`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetentionClock {
+    pub start_h: f64,
+    pub scale: f64,
+}
+
+impl RetentionClock {
+    /// The clock's reading at simulated time `now`, in hours.
+    #[inline]
+    pub fn hours_at(&self, now: Time) -> f64 {
+        self.start_h + now as f64 / 3.6e12 * self.scale
+    }
 }
 
 impl PlaceCtx<'_> {
+    /// The retention clock now, in hours.
+    pub fn clock_h(&self) -> f64 {
+        self.clock.hours_at(self.now)
+    }
+
     /// `want`, or for a cleaning copy (a privileged write) whose stream can take no page in
     /// `plane` now, the first of `others` that can. A scheme whose copies go to several
     /// streams can otherwise be stuck: a victim's pages may need a block in more streams at
@@ -173,7 +195,15 @@ impl PlaceCtx<'_> {
 impl<'a> PlaceCtx<'a> {
     /// A write with nothing relocating, to stream 0 by default, at retention hour 0.
     pub(crate) fn plain(geo: &'a Geometry, blocks: &'a mut BlockManager, picker: &'a mut dyn FreeBlockPicker) -> Self {
-        PlaceCtx { geo, blocks, picker, relocating: None, default: Target { stream: 0, privileged: true }, clock_h: 0.0 }
+        PlaceCtx {
+            geo,
+            blocks,
+            picker,
+            relocating: None,
+            default: Target { stream: 0, privileged: true },
+            clock: RetentionClock { start_h: 0.0, scale: 1.0 },
+            now: 0,
+        }
     }
 }
 

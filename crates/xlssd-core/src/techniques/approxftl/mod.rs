@@ -312,7 +312,7 @@ impl Placement for Approx {
         self.set_page(ppn, holds_approx);
         if holds_approx {
             if self.oldest_approx_h[bi].is_infinite() {
-                self.oldest_approx_h[bi] = ctx.clock_h;
+                self.oldest_approx_h[bi] = ctx.clock_h();
             }
             self.approx_programs[bi] += 1;
             self.stats.approx_pages += 1;
