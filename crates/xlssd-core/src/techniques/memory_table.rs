@@ -5,11 +5,6 @@ use crate::config::Config;
 use crate::limits::estimate::*;
 use crate::physics::ModelKind;
 
-/// The estimate with the parts of `cfg`'s scheme.
-fn estimate_with_scheme(cfg: &Config) -> Estimate {
-    estimate(cfg, &super::memory(cfg))
-}
-
 /// The "bytes each" column of docs/architecture.md's table, by structure.
 fn documented() -> Vec<(String, String)> {
     let doc = include_str!("../../../../docs/architecture.md");
@@ -72,22 +67,22 @@ fn every_structure_of_a_full_configuration_is_counted() {
     cfg.scheme.name = "approxftl".into();
     cfg.precondition.occupancy = 0.5;
     cfg.mapping.cached_table_bytes = 1 << 16;
-    let mut names: Vec<&str> = estimate_with_scheme(&cfg).parts.iter().map(|p| p.name).collect();
+    let mut names: Vec<&str> = crate::memory_estimate(&cfg).parts.iter().map(|p| p.name).collect();
     // Each technique's structures with a scheme of its own.
     cfg.scheme.name = "redftl-plus".into();
-    names.extend(estimate_with_scheme(&cfg).parts.iter().map(|p| p.name));
+    names.extend(crate::memory_estimate(&cfg).parts.iter().map(|p| p.name));
     cfg.scheme.name = "ora".into();
     cfg.ftl.placement_handles = 4;
-    names.extend(estimate_with_scheme(&cfg).parts.iter().map(|p| p.name));
+    names.extend(crate::memory_estimate(&cfg).parts.iter().map(|p| p.name));
     cfg.scheme.name = "ascache".into();
     cfg.ftl.placement_handles = 0;
     cfg.backing.enabled = true;
-    names.extend(estimate_with_scheme(&cfg).parts.iter().map(|p| p.name));
+    names.extend(crate::memory_estimate(&cfg).parts.iter().map(|p| p.name));
     cfg.backing.enabled = false;
     cfg.physics.model = ModelKind::PowerLaw;
     cfg.ecc.scheme = crate::config::EccScheme::Bch;
     cfg.scheme.name = "access-modes".into();
-    names.extend(estimate_with_scheme(&cfg).parts.iter().map(|p| p.name));
+    names.extend(crate::memory_estimate(&cfg).parts.iter().map(|p| p.name));
     names.sort_unstable();
     names.dedup();
     let doc = documented();
@@ -96,7 +91,7 @@ fn every_structure_of_a_full_configuration_is_counted() {
         assert!(doc.iter().any(|(n, _)| n.starts_with(name)), "{name} is not documented");
     }
     // The default device: 2 x 2 x 1 x 2 planes of 256 blocks of 64 pages.
-    let e = estimate_with_scheme(&Config::default());
+    let e = crate::memory_estimate(&Config::default());
     let pages = 2 * 2 * 2 * 256 * 64;
     assert_eq!(e.parts[1].bytes, 4 * pages);
     assert_eq!(e.parts[3].bytes, 47 * 2 * 2 * 2 * 256);
