@@ -172,3 +172,20 @@ fn runs_with_a_cache_tier_are_repeatable() {
     let b = serde_json::to_value(&go(&cfg, &ops).backing).unwrap();
     assert_eq!(a, b);
 }
+
+/// A host request the cache tier finishes starts the idle clock as any host request does:
+/// with a lazy write buffer holding the page it wrote, the buffer is written back
+/// `cache.idle_flush_us` after the host went idle, not only when the run ends.
+#[test]
+fn the_cache_tier_s_host_going_idle_writes_the_buffer_back_after_the_idle_time() {
+    let mut cfg = cached(4, WritePolicy::WriteBack);
+    cfg.cache.capacity_bytes = 16 * 4096;
+    cfg.cache.idle_flush_us = 2_000.0;
+    let r = go(&cfg, &[(W, 5)]);
+    assert_eq!((r.backing.ssd_writes.count, r.ftl.host_pages_written), (1, 1));
+    // The write is done from DRAM at once; the write-back starts 2 ms later and programs
+    // one page (500 us).
+    assert!(r.host.write.latency_us.max < 100.0, "{}", r.host.write.latency_us.max);
+    assert!(r.sim.simulated_ns >= 2_000_000 + 500_000, "{}", r.sim.simulated_ns);
+    assert!(r.sim.simulated_ns < 3_000_000, "{}", r.sim.simulated_ns);
+}

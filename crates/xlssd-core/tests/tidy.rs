@@ -9,7 +9,7 @@ use std::process::Command;
 use xlssd_core::techniques::technique_names;
 
 /// The layers that must not name a technique.
-const LAYERS: [&str; 8] = ["engine", "ftl", "nand", "controller", "host", "config", "limits", "seams"];
+const LAYERS: [&str; 9] = ["engine", "ftl", "nand", "controller", "host", "backing", "config", "limits", "seams"];
 
 /// Scheme names that are also ordinary words of code and prose (a hash map, transaction
 /// ids, a read retry, an ideal case): in the engine they are looked for as quoted names only
@@ -86,7 +86,7 @@ fn no_engine_layer_names_a_technique() {
 }
 
 /// Layers that must not import `techniques` (nor the top level, which calls its registry).
-const NO_TECHNIQUES: [&str; 7] = ["engine", "ftl", "nand", "controller", "host", "config", "limits"];
+const NO_TECHNIQUES: [&str; 8] = ["engine", "ftl", "nand", "controller", "host", "backing", "config", "limits"];
 
 /// What the seams may import: the device layers below them.
 const SEAMS_MAY_IMPORT: [&str; 7] = ["seams", "ftl", "nand", "physics", "host", "sim", "error"];

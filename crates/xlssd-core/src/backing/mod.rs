@@ -3,6 +3,7 @@
 //! host requests then address the disk, and the SSD holds the cached copies.
 
 pub mod cache;
+pub mod front;
 pub mod hdd;
 
 use serde::{Deserialize, Serialize};

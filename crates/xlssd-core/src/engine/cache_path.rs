@@ -1,437 +1,127 @@
-//! The SSD as a cache in front of a disk (`[backing]`): host requests address the disk;
-//! the cache layer looks each of their pages up in the directory and sends the SSD the
-//! requests a cache manager would (reads of cached pages, writes of new data, fills after a
-//! miss, reads of dirty pages to write them back), and the disk the rest.
-//!
-//! - A **read** of a cached page is an SSD read of its slot. A page that is not cached is
-//!   read from the disk (consecutive missing pages of a request in one disk access); it is
-//!   admitted when its data is in, and written to the SSD then (a fill). A read that meets a
-//!   fill under way waits for the disk's data. An SSD read that comes back uncorrectable is a
-//!   miss too (a *read error*): the page is read from the disk and written to the SSD again.
-//! - A **write** follows `backing.write_policy`; a cache page is one SSD logical page, and a
-//!   write of part of one caches it as if whole.
-//! - An **eviction** of a dirty page reads it from the SSD through the full correction flow
-//!   and writes it to the disk; a page the SSD cannot correct is not written (the disk keeps
-//!   its older copy) and is counted lost.
-//!
-//! The SSD's report describes the SSD under the requests it was sent; the host latency is
-//! the cache layer's, request by request.
+//! The engine's side of the cache tier (`[backing]`): the port through which the front end
+//! (`crate::backing::front`) drives the SSD. A request the front end submits is an SSD
+//! request with its tag; when it finishes, the front end hears of it with the tag. While the
+//! front end is at work the engine holds it apart from itself, so a request that finishes
+//! within its own submission waits in an inbox the front end empties before it goes on, and
+//! a host request finished at once is finished when the front end returns: in both cases
+//! in the order they would have been handled in place.
 
-use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 
 use super::report_build::round6;
 use super::{Ev, HostReq, Simulator};
-use crate::backing::cache::{Directory, Eviction, WriteAction};
-use crate::backing::hdd::Hdd;
-use crate::backing::{BackingConfig, WritePolicy};
-use crate::host::{Op, Request};
+use crate::backing::cache::Directory;
+use crate::backing::front::{CacheFront, Completion, SsdPort};
+use crate::host::Request;
 use crate::seams::{CacheTier, Route};
 use crate::sim::Time;
-use crate::stats::LatencyStats;
 
-/// Who a request in flight belongs to (`HostReq::parent`).
-pub(super) mod origin {
-    /// A host request of a device without a cache tier.
-    pub const HOST: u32 = u32::MAX;
-    /// A host request at the cache layer: its pages are served by the parts it sends.
-    pub const CACHED: u32 = u32::MAX - 1;
-    /// An SSD write filling a slot with data read from the disk.
-    pub const FILL: u32 = u32::MAX - 2;
-    /// An SSD read of a dirty page on its way to the disk.
-    pub const WRITE_BACK: u32 = u32::MAX - 3;
+/// The engine as the front end sees it.
+struct Port<'a, 's> {
+    sim: &'a mut Simulator<'s>,
+}
 
-    /// A request the cache layer sent to the SSD (any other value is its parent's id).
-    pub fn is_part(parent: u32) -> bool {
-        parent != HOST && parent != CACHED
+impl SsdPort for Port<'_, '_> {
+    fn now(&self) -> Time {
+        self.sim.now()
+    }
+
+    fn submit(&mut self, r: &Request, tag: u32) {
+        let id = self.sim.new_request(r, r.lba, 0, Some(tag));
+        self.sim.issue(id, r, r.lba, 0);
+    }
+
+    fn finished_now(&mut self) -> Option<Completion> {
+        self.sim.front.inbox.pop_front()
+    }
+
+    fn timer(&mut self, at: Time, slot: u32) {
+        self.sim.q.schedule(at, Ev::CacheFill(slot));
+    }
+
+    fn host_done(&mut self, id: u32, ready: Time) {
+        if ready > self.sim.now() {
+            self.sim.q.schedule(ready, Ev::FrontDone(id));
+        } else {
+            self.sim.front.finished.push_back(id);
+        }
+    }
+
+    fn payload_read(&mut self, page: u64) {
+        self.sim.payload_read(page, 0.0);
+    }
+
+    fn bypass(&mut self, r: &Request) -> bool {
+        let now = self.sim.now();
+        self.sim.scheme.route(r, now) == Route::Bypass
     }
 }
 
-/// The cache layer's measurements.
+/// What waits for the front end while it is at work.
 #[derive(Default)]
-pub(super) struct CacheStats {
-    pub read_pages: u64,
-    pub hits: u64,
-    pub misses_not_cached: u64,
-    pub misses_read_error: u64,
-    /// Reads of a page whose fill was under way: served when the disk's data came in.
-    pub waits_for_fill: u64,
-    /// Read errors of pages the disk had no current copy of (dirty): their data is lost.
-    pub dirty_read_errors: u64,
-    pub write_pages: u64,
-    /// Written pages that went to the SSD, and to the disk only.
-    pub writes_cached: u64,
-    pub writes_around: u64,
-    pub fills: u64,
-    /// Fills given up: the slot was evicted or written before the disk's data came in.
-    pub fills_dropped: u64,
-    pub evictions: u64,
-    pub dirty_evictions: u64,
-    pub written_back: u64,
-    /// Dirty pages whose write-back read was uncorrectable: not written to the disk.
-    pub write_back_lost: u64,
-    /// Requests a scheme sent past the cache (`CacheTier::route`).
-    pub bypassed: u64,
-    /// The SSD's requests from the cache layer, by op (read, write).
-    pub ssd: [LatencyStats; 2],
-    pub disk_reads: u64,
-    pub disk_writes: u64,
-    pub disk_sectors_read: u64,
-    pub disk_sectors_written: u64,
-    /// Disk service times (queueing excluded) and their parts, ns.
-    pub disk_service: LatencyStats,
-    pub disk_busy_ns: u64,
-    pub disk_seek_ns: u64,
-    pub disk_rotation_ns: u64,
-    pub disk_transfer_ns: u64,
-    /// Time from a disk request's arrival to its end, queueing included.
-    pub disk_response: LatencyStats,
-}
-
-pub(super) struct CacheLayer {
-    pub dir: Directory,
-    pub disk: Hdd,
-    pub policy: WritePolicy,
-    /// Slots waiting for their data from the disk: the page, when the data is in, and the
-    /// tolerance of the read that missed (the fill is written for it).
-    filling: FxHashMap<u32, (u64, Time, f32)>,
-    /// The disk page of each SSD read the layer has in flight.
-    reading: FxHashMap<u32, u64>,
-    pub stats: CacheStats,
-}
-
-impl CacheLayer {
-    pub fn new(cfg: &BackingConfig, logical_pages: u64, page_bytes: u64) -> Option<CacheLayer> {
-        cfg.enabled.then(|| {
-            CacheLayer::with(
-                cfg,
-                Directory::new_warm(cfg.slots(logical_pages, page_bytes), cfg.warm, cfg.disk.capacity_bytes / page_bytes),
-            )
-        })
-    }
-
-    fn with(cfg: &BackingConfig, dir: Directory) -> CacheLayer {
-        CacheLayer {
-            dir,
-            disk: Hdd::new(&cfg.disk),
-            policy: cfg.write_policy,
-            filling: FxHashMap::default(),
-            reading: FxHashMap::default(),
-            stats: CacheStats::default(),
-        }
-    }
-
-    /// Invariants of the directory, and that every fill under way is for its slot's page.
-    pub fn check(&self) -> Result<(), String> {
-        self.dir.check()?;
-        for (&slot, &(page, _, _)) in &self.filling {
-            if self.dir.page_in(slot) != Some(page) {
-                return Err(format!("cache slot {slot} is being filled with page {page} but holds {:?}", self.dir.page_in(slot)));
-            }
-        }
-        Ok(())
-    }
+pub(super) struct FrontWaits {
+    /// Its SSD requests that finished within their submission.
+    inbox: VecDeque<Completion>,
+    /// Its host requests finished at once.
+    finished: VecDeque<u32>,
 }
 
 impl Simulator<'_> {
+    /// Runs `f` on the front end with the engine as its port; then finishes the host
+    /// requests it finished at once.
+    fn with_front(&mut self, f: impl FnOnce(&mut CacheFront, &mut dyn SsdPort)) {
+        let mut front = self.backing.take().expect("the cache tier is on and not at work");
+        f(&mut front, &mut Port { sim: self });
+        self.backing = Some(front);
+        while let Some(id) = self.front.finished.pop_front() {
+            self.finish_front_request(id);
+        }
+    }
+
+    /// A host request arrives at the cache tier.
+    pub(super) fn cache_request(&mut self, r: &Request, lba: u64, during: u16) {
+        self.host.outstanding += 1;
+        self.with_front(|f, port| f.request(port, r, lba, during));
+    }
+
+    /// The disk's data for a cache slot is in.
+    pub(super) fn on_cache_fill(&mut self, slot: u32) {
+        self.with_front(|f, port| f.on_timer(port, slot));
+    }
+
+    /// An SSD request of the front end's, tagged `tag`, finished after `latency`.
+    pub(super) fn cache_part_done(&mut self, tag: u32, r: HostReq, latency: Time) {
+        let c = Completion { tag, op: r.op, bytes: r.bytes, latency, failed: r.failed > 0, tolerance: r.tolerance };
+        if self.backing.is_some() {
+            self.with_front(|f, port| f.on_ssd_done(port, c));
+        } else {
+            self.front.inbox.push_back(c);
+        }
+    }
+
+    /// A host request of the front end's is done.
+    pub(super) fn finish_front_request(&mut self, id: u32) {
+        let h = self.backing.as_mut().expect("the cache tier is on").take_host(id);
+        let latency = self.now() - h.arrival;
+        if h.during != 0 {
+            self.measure.relocs.read_during(h.during, latency);
+        }
+        self.host.outstanding -= 1;
+        self.host_request_done(h.op, h.bytes, latency);
+        self.flush_when_idle();
+    }
+
     /// The disk page a payload read or write of SSD page `lpn`, by request `owner`, is
-    /// about: `lpn` itself without a cache tier; with one, the page a part the cache layer
+    /// about: `lpn` itself without a cache tier; with one, the page a part the front end
     /// sent for the host carries (None for fills and write-backs, which the host does not
     /// see).
     pub(super) fn payload_page(&self, owner: u32, lpn: u32, write: bool) -> Option<u64> {
-        let Some(layer) = self.backing.as_deref() else { return Some(lpn as u64) };
+        let Some(front) = self.backing.as_deref() else { return Some(lpn as u64) };
         if owner == crate::controller::txn::NO_OWNER {
-            return if write { layer.dir.page_in(lpn) } else { None };
+            return if write { front.dir.page_in(lpn) } else { None };
         }
-        let parent = self.host.reqs[owner as usize].parent;
-        if !origin::is_part(parent) || parent == origin::FILL || parent == origin::WRITE_BACK {
-            return None;
-        }
-        if write {
-            layer.dir.page_in(lpn)
-        } else {
-            layer.reading.get(&owner).copied()
-        }
-    }
-
-    fn layer(&mut self) -> &mut CacheLayer {
-        self.backing.as_mut().expect("the cache tier is on")
-    }
-
-    /// A disk access of `sectors` from `sector`, arriving now; returns when it ends.
-    fn disk_access(&mut self, sector: u64, sectors: u64, write: bool) -> Time {
-        let now = self.now();
-        let layer = self.layer();
-        let s = layer.disk.serve(now, sector, sectors as u32);
-        let st = &mut layer.stats;
-        let service = s.end - s.start;
-        st.disk_service.record(service, sectors * crate::host::SECTOR_BYTES);
-        st.disk_response.record(s.end - now, sectors * crate::host::SECTOR_BYTES);
-        st.disk_busy_ns += service;
-        st.disk_seek_ns += s.seek;
-        st.disk_rotation_ns += s.rotation;
-        st.disk_transfer_ns += s.transfer;
-        if write {
-            st.disk_writes += 1;
-            st.disk_sectors_written += sectors;
-        } else {
-            st.disk_reads += 1;
-            st.disk_sectors_read += sectors;
-        }
-        s.end
-    }
-
-    /// Sends the SSD a request of the cache layer's; a read of disk page `reading` has the
-    /// page on record before it is issued, as a read the SSD serves from its DRAM at once
-    /// (no DRAM latency, no host link) finishes within the issue.
-    fn ssd_request(&mut self, op: Op, lba: u64, sectors: u64, parent: u32, like: &Request, reading: Option<u64>) {
-        let r = Request {
-            arrival_ns: 0,
-            lba,
-            sectors: sectors as u32,
-            op,
-            approx: like.approx,
-            context: like.context,
-            handle: None,
-            tolerance: like.tolerance,
-        };
-        let id = self.new_request(&r, lba, 0, parent);
-        if let Some(page) = reading {
-            self.layer().reading.insert(id, page);
-        }
-        self.issue(id, &r, lba, 0);
-    }
-
-    /// One more part of request `id` to wait for.
-    fn add_part(&mut self, id: u32) {
-        self.host.reqs[id as usize].pages_left += 1;
-    }
-
-    /// A host request at the cache layer: its pages go to the SSD, the disk, or both. It
-    /// holds one part of its own until every part is sent, so that parts done at once
-    /// cannot finish it early.
-    pub(super) fn cache_request(&mut self, id: u32, r: &Request, lba: u64) {
-        let now = self.now();
-        let bypass = self.scheme.route(r, now) == Route::Bypass;
-        if bypass {
-            self.layer().stats.bypassed += 1;
-        }
-        match r.op {
-            Op::Read => self.cached_read(id, r, lba, bypass),
-            Op::Write => self.cached_write(id, r, lba, bypass),
-        }
-        self.page_done(id);
-    }
-
-    /// Sectors of page `page` that `lba..end` touches, as (first sector, count).
-    fn touched(&self, page: u64, lba: u64, end: u64) -> (u64, u64) {
-        let spp = self.host.sectors_per_page;
-        let lo = lba.max(page * spp);
-        let hi = end.min((page + 1) * spp);
-        (lo - page * spp, hi - lo)
-    }
-
-    fn cached_read(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {
-        let spp = self.host.sectors_per_page;
-        let end = lba + r.sectors as u64;
-        let (first, last) = (lba / spp, (end - 1) / spp);
-        let mut run: Option<u64> = None;
-        for page in first..=last {
-            self.add_part(id);
-            let layer = self.layer();
-            layer.stats.read_pages += 1;
-            if let Some(slot) = layer.dir.read(page) {
-                if let Some(&(_, ready, _)) = layer.filling.get(&slot) {
-                    layer.stats.waits_for_fill += 1;
-                    self.payload_read(page, 0.0);
-                    self.page_done_at(id, ready);
-                } else {
-                    layer.stats.hits += 1;
-                    let (offset, sectors) = self.touched(page, lba, end);
-                    self.ssd_request(Op::Read, slot as u64 * spp + offset, sectors, id, r, Some(page));
-                }
-                if let Some(start) = run.take() {
-                    self.read_missing(id, start, page, bypass, r.tolerance);
-                }
-            } else {
-                layer.stats.misses_not_cached += 1;
-                run.get_or_insert(page);
-            }
-        }
-        if let Some(start) = run {
-            self.read_missing(id, start, last + 1, bypass, r.tolerance);
-        }
-    }
-
-    /// Pages `start..end` of request `id` are not cached: one disk read, then fills.
-    fn read_missing(&mut self, id: u32, start: u64, end: u64, bypass: bool, tolerance: f32) {
-        let spp = self.host.sectors_per_page;
-        let ready = self.disk_access(start * spp, (end - start) * spp, false);
-        for page in start..end {
-            self.payload_read(page, 0.0);
-            self.page_done_at(id, ready);
-            if !bypass {
-                self.admit(page, ready, tolerance);
-            }
-        }
-    }
-
-    /// Takes a slot for `page`, whose data is in from the disk at `ready`, and fills it then.
-    fn admit(&mut self, page: u64, ready: Time, tolerance: f32) {
-        let Some((slot, evicted)) = self.layer().dir.admit(page) else { return };
-        if let Some(e) = evicted {
-            self.evict(e);
-        }
-        self.fill(slot, page, ready, tolerance);
-    }
-
-    fn fill(&mut self, slot: u32, page: u64, ready: Time, tolerance: f32) {
-        self.layer().filling.insert(slot, (page, ready, tolerance));
-        self.q.schedule(ready, Ev::CacheFill(slot));
-    }
-
-    /// The disk's data for `slot` is in: write it to the SSD, unless the slot has been
-    /// given another page or written since.
-    pub(super) fn on_cache_fill(&mut self, slot: u32) {
-        let now = self.now();
-        let layer = self.layer();
-        match layer.filling.get(&slot) {
-            Some(&(page, ready, tolerance)) if ready == now => {
-                layer.filling.remove(&slot);
-                layer.stats.fills += 1;
-                let spp = self.host.sectors_per_page;
-                let like = Request {
-                    arrival_ns: 0,
-                    lba: page * spp,
-                    sectors: spp as u32,
-                    op: Op::Write,
-                    approx: false,
-                    context: 0,
-                    handle: None,
-                    tolerance,
-                };
-                self.ssd_request(Op::Write, slot as u64 * spp, spp, origin::FILL, &like, None);
-            }
-            // A later fill of the slot owns it now; its own event comes.
-            Some(_) => {}
-            None => layer.stats.fills_dropped += 1,
-        }
-    }
-
-    /// Page `e.page` leaves slot `e.slot`: a dirty one is read back (fully corrected) for
-    /// the disk first; that read is sent before anything is written to the slot.
-    fn evict(&mut self, e: Eviction) {
-        let layer = self.layer();
-        layer.stats.evictions += 1;
-        if layer.filling.remove(&e.slot).is_some() {
-            // Its data never reached the SSD; the disk has it.
-            debug_assert!(!e.dirty, "a page being filled is clean");
-            return;
-        }
-        if !e.dirty {
-            return;
-        }
-        layer.stats.dirty_evictions += 1;
-        let spp = self.host.sectors_per_page;
-        let like = Request {
-            arrival_ns: 0,
-            lba: e.page * spp,
-            sectors: spp as u32,
-            op: Op::Read,
-            approx: false,
-            context: 0,
-            handle: None,
-            tolerance: 0.0,
-        };
-        self.ssd_request(Op::Read, e.slot as u64 * spp, spp, origin::WRITE_BACK, &like, Some(e.page));
-    }
-
-    fn cached_write(&mut self, id: u32, r: &Request, lba: u64, bypass: bool) {
-        let spp = self.host.sectors_per_page;
-        let end = lba + r.sectors as u64;
-        let policy = if bypass { WritePolicy::WriteAround } else { self.layer().policy };
-        for page in lba / spp..=(end - 1) / spp {
-            let (offset, sectors) = self.touched(page, lba, end);
-            let layer = self.layer();
-            layer.stats.write_pages += 1;
-            match layer.dir.write(page, policy) {
-                WriteAction::Cache { slot, evicted, to_disk } => {
-                    layer.stats.writes_cached += 1;
-                    if layer.filling.remove(&slot).is_some() {
-                        // The new data supersedes the disk's.
-                        layer.stats.fills_dropped += 1;
-                    }
-                    if let Some(e) = evicted {
-                        self.evict(e);
-                    }
-                    self.add_part(id);
-                    self.ssd_request(Op::Write, slot as u64 * spp + offset, sectors, id, r, None);
-                    if to_disk {
-                        self.write_disk(id, page * spp + offset, sectors);
-                    }
-                }
-                WriteAction::Disk { dropped } => {
-                    layer.stats.writes_around += 1;
-                    if let Some(slot) = dropped {
-                        if layer.filling.remove(&slot).is_some() {
-                            layer.stats.fills_dropped += 1;
-                        }
-                    }
-                    self.write_disk(id, page * spp + offset, sectors);
-                }
-            }
-        }
-    }
-
-    fn write_disk(&mut self, id: u32, sector: u64, sectors: u64) {
-        self.add_part(id);
-        let ready = self.disk_access(sector, sectors, true);
-        self.page_done_at(id, ready);
-    }
-
-    /// A request the cache layer sent to the SSD has finished.
-    pub(super) fn cache_part_done(&mut self, id: u32, r: HostReq, latency: Time) {
-        let layer = self.layer();
-        layer.stats.ssd[r.op as usize].record(latency, r.bytes);
-        let page = if r.op == Op::Read { layer.reading.remove(&id) } else { None };
-        match r.parent {
-            origin::FILL => {}
-            origin::WRITE_BACK => {
-                let page = page.expect("a write-back read knows its page");
-                if r.failed > 0 {
-                    self.layer().stats.write_back_lost += 1;
-                } else {
-                    self.layer().stats.written_back += 1;
-                    let spp = self.host.sectors_per_page;
-                    self.disk_access(page * spp, spp, true);
-                }
-            }
-            parent if r.failed > 0 => {
-                let page = page.expect("a cached read knows its page");
-                self.read_error(parent, page, r.tolerance);
-            }
-            parent => self.page_done(parent),
-        }
-    }
-
-    /// A cached page of request `parent` came back uncorrectable: a miss. The page is read
-    /// from the disk and, if still cached, written to the SSD again.
-    fn read_error(&mut self, parent: u32, page: u64, tolerance: f32) {
-        let layer = self.layer();
-        layer.stats.hits -= 1;
-        layer.stats.misses_read_error += 1;
-        let slot = layer.dir.slot_of(page);
-        if slot.is_some_and(|s| layer.dir.is_dirty(s)) {
-            layer.stats.dirty_read_errors += 1;
-            // The disk's copy is all there is now.
-            layer.dir.cleaned(slot.expect("checked"));
-        }
-        let spp = self.host.sectors_per_page;
-        let ready = self.disk_access(page * spp, spp, false);
-        self.payload_read(page, 0.0);
-        self.page_done_at(parent, ready);
-        if let Some(slot) = slot.filter(|s| !self.layer().filling.contains_key(s)) {
-            self.fill(slot, page, ready, tolerance);
-        }
+        let tag = self.host.reqs[owner as usize].tag?;
+        front.payload_page(tag, lpn, write)
     }
 }
 
@@ -439,7 +129,8 @@ impl Simulator<'_> {
     pub(super) fn backing_report(&self, simulated_ns: u64) -> crate::report::BackingReport {
         use crate::report::*;
         // Without a cache tier: the idle values, every count 0.
-        let empty = CacheLayer::with(&self.cfg.backing, Directory::new(0));
+        let page_bytes = self.geo.page_size as u64 * self.ftl.unit_pages as u64;
+        let empty = CacheFront::with(&self.cfg.backing, Directory::new(0), page_bytes);
         let l = self.backing.as_deref().unwrap_or(&empty);
         let s = &l.stats;
         let accesses = (s.disk_reads + s.disk_writes).max(1) as f64;

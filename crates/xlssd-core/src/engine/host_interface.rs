@@ -25,8 +25,6 @@ pub(super) struct HostInterface<'s> {
     pub(super) completed: u64,
     pub(super) blocked_writes: VecDeque<u32>,
     pub(super) logical_sectors: u64,
-    /// Sectors per logical page (one mapping unit).
-    pub(super) sectors_per_page: u64,
     pub(super) idle_gen: u64,
     pub(super) idle_flush_ns: Time,
     /// When each direction of the host interface is next free.
@@ -65,8 +63,8 @@ pub(super) struct HostReq {
     pub(super) on_die: u16,
     /// A write: the placement handle it was written under.
     pub(super) handle: u8,
-    /// Who it belongs to: the host, or the cache layer ([`cache_path::origin`]).
-    pub(super) parent: u32,
+    /// The cache tier's tag of a request its front end sent (`None`: the host's own).
+    pub(super) tag: Option<u32>,
     /// A read: pages that came back uncorrectable.
     pub(super) failed: u16,
     /// The bit error rate the request tolerates (`Request::tolerance`).

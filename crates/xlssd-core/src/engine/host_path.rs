@@ -1,7 +1,6 @@
 //! Host requests: arrival (open or closed loop), splitting into pages, the write buffer,
 //! and completion.
 
-use super::cache_path::origin;
 use super::{Ev, HostReq, Link, Simulator};
 use crate::config::{AddressMode, UnmappedReads};
 use crate::controller::buffer::Insert;
@@ -176,19 +175,17 @@ impl Simulator<'_> {
         self.host.submitted += 1;
         self.host.first_arrival_time.get_or_insert(now);
         self.host.idle_gen += 1;
-        if self.backing.is_some() {
-            let id = self.new_request(&r, lba, handle, origin::CACHED);
-            // The request's pages are counted in by the parts it sends.
-            self.host.reqs[id as usize].pages_left = 1;
-            self.cache_request(id, &r, lba);
+        if self.cfg.backing.enabled {
+            let during = if r.op == Op::Read { self.measure.relocs.running_mask() } else { 0 };
+            self.cache_request(&r, lba, during);
             return;
         }
-        let id = self.new_request(&r, lba, handle, origin::HOST);
+        let id = self.new_request(&r, lba, handle, None);
         self.issue(id, &r, lba, handle);
     }
 
     /// A request in flight for `r` from sector `lba`; counted outstanding.
-    pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, parent: u32) -> u32 {
+    pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, tag: Option<u32>) -> u32 {
         let now = self.now();
         let first_lpn = lba / self.ftl.div.unit_sectors;
         let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
@@ -212,7 +209,7 @@ impl Simulator<'_> {
             during: if r.op == Op::Read { self.measure.relocs.running_mask() } else { 0 },
             on_die: 0,
             handle,
-            parent,
+            tag,
             failed: 0,
             tolerance: r.tolerance,
         };
@@ -550,9 +547,8 @@ impl Simulator<'_> {
         }
         let (op, bytes, ready) = (r.op, r.bytes, r.ready);
         let done = match op {
-            // At the cache layer the data crossed the SSD's interface in the parts' reads.
-            Op::Read if r.parent != origin::CACHED => self.host_link_transfer(Link::ToHost, bytes, ready),
-            _ => ready,
+            Op::Read => self.host_link_transfer(Link::ToHost, bytes, ready),
+            Op::Write => ready,
         };
         if done > self.now() {
             self.q.schedule(done, Ev::ReqDone(req));
@@ -573,18 +569,29 @@ impl Simulator<'_> {
         }
         self.host.free_reqs.push(req);
         self.host.outstanding -= 1;
-        if origin::is_part(r.parent) {
-            self.cache_part_done(req, r, latency);
-        } else {
-            self.measure.lat[r.op as usize].record(latency, r.bytes);
-            self.host.completed += 1;
-            self.host.last_completion = self.host.last_completion.max(now);
-            if self.host.closed_loop.is_some() {
-                if let Err(e) = self.pull_next() {
-                    self.fail(e);
-                }
+        match r.tag {
+            Some(tag) => self.cache_part_done(tag, r, latency),
+            None => self.host_request_done(r.op, r.bytes, latency),
+        }
+        self.flush_when_idle();
+    }
+
+    /// A host request is done after `latency`: measured, counted, and in closed loop the
+    /// next one submitted.
+    pub(super) fn host_request_done(&mut self, op: Op, bytes: u64, latency: Time) {
+        let now = self.now();
+        self.measure.lat[op as usize].record(latency, bytes);
+        self.host.completed += 1;
+        self.host.last_completion = self.host.last_completion.max(now);
+        if self.host.closed_loop.is_some() {
+            if let Err(e) = self.pull_next() {
+                self.fail(e);
             }
         }
+    }
+
+    /// With nothing outstanding and dirty pages buffered, the idle clock starts.
+    pub(super) fn flush_when_idle(&mut self) {
         if self.host.outstanding == 0 && self.ctrl.buffer.dirty_pages() > 0 {
             self.host.idle_gen += 1;
             self.q.schedule_in(self.host.idle_flush_ns, Ev::IdleFlush(self.host.idle_gen));

@@ -85,6 +85,8 @@ enum Ev {
     Background,
     /// The disk's data for a cache slot is in (`[backing]`).
     CacheFill(u32),
+    /// A host request at the cache tier is done (`[backing]`).
+    FrontDone(u32),
 }
 
 /// Called every so often during a run; returning `false` stops the run.
@@ -128,7 +130,9 @@ pub struct Simulator<'s> {
     /// Bytes carried for a range of logical pages (payload mode).
     payload: Option<payload::PayloadStore>,
     /// The cache layer in front of a disk (`[backing]`).
-    backing: Option<Box<cache_path::CacheLayer>>,
+    backing: Option<Box<crate::backing::front::CacheFront>>,
+    /// What waits for the cache tier's front end while it is at work.
+    front: cache_path::FrontWaits,
     /// The scheme (`[scheme]`): the hooks it overrides, and whether it observes changes.
     scheme: Joined,
     observed: bool,
@@ -235,7 +239,6 @@ impl<'s> Simulator<'s> {
                 blocked_writes: VecDeque::new(),
                 // With a cache tier, host requests address the disk.
                 logical_sectors: cfg.logical_sectors(),
-                sectors_per_page: unit_sectors,
                 idle_gen: 0,
                 idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
                 host_link_free: [0; 2],
@@ -302,8 +305,13 @@ impl<'s> Simulator<'s> {
             background_pending: false,
             rel: reliability::Reliability::new(cfg, geo.blocks, geo.pages, geo.channels, stream_seed(cfg.seed, SEED_PHYSICS))?,
             payload: None,
-            backing: cache_path::CacheLayer::new(&cfg.backing, logical_pages, geo.page_size as u64 * cap.unit_pages as u64)
-                .map(Box::new),
+            front: Default::default(),
+            backing: crate::backing::front::CacheFront::new(
+                &cfg.backing,
+                logical_pages,
+                geo.page_size as u64 * cap.unit_pages as u64,
+            )
+            .map(Box::new),
             observed: scheme.observed(),
             scheme,
             scratch_actions: Vec::new(),
@@ -444,8 +452,8 @@ impl<'s> Simulator<'s> {
         let pages = p.data.len().div_ceil(page_bytes) as u64;
         let first = p.first_lba / spp;
         // With a cache tier the payload lies on the disk.
-        let capacity = if self.backing.is_some() { self.host.logical_sectors / spp } else { self.ftl.logical_pages };
-        if self.backing.is_some() && p.final_read_after_h.is_some() {
+        let capacity = if self.cfg.backing.enabled { self.host.logical_sectors / spp } else { self.ftl.logical_pages };
+        if self.cfg.backing.enabled && p.final_read_after_h.is_some() {
             return Err(Error::Config {
                 key: "payload.final_read_after_h".into(),
                 message:
@@ -479,6 +487,7 @@ impl<'s> Simulator<'s> {
             Ev::Decoded(id, outcome) => self.on_decoded(id, outcome),
             Ev::Background => self.background(),
             Ev::CacheFill(slot) => self.on_cache_fill(slot),
+            Ev::FrontDone(id) => self.finish_front_request(id),
             Ev::IdleFlush(gen) => {
                 if gen == self.host.idle_gen && self.host.outstanding == 0 {
                     self.ctrl.write_back_all = true;

@@ -633,7 +633,7 @@ impl Simulator<'_> {
             // cache tier an uncorrectable page is served from the disk instead.
             let returned_rber =
                 if matches!(outcome, Decoded::Raw | Decoded::Uncorrectable) { self.page_rber(t.ppn) } else { 0.0 };
-            let from_disk = self.backing.is_some() && outcome == Decoded::Uncorrectable;
+            let from_disk = self.cfg.backing.enabled && outcome == Decoded::Uncorrectable;
             if let Some(page) = self.payload_page(t.owner, t.lpn, false).filter(|_| !from_disk) {
                 self.payload_read(page, returned_rber);
             }
