@@ -8,25 +8,9 @@ use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::ftl::policy::AllocContext;
 use crate::nand::Ppn;
-use crate::seams::{Hook, Observer, PlaceCtx, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
+use crate::seams::{Hook, Observer, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
 use crate::sim::Time;
 use crate::stats::Activity;
-
-/// What a placement hook sees of a write to `plane`: a context borrowing the simulator's
-/// fields one by one, so that the scheme (another field) can be called with it.
-macro_rules! place_ctx {
-    ($sim:ident, $plane:expr, $default:expr) => {
-        PlaceCtx {
-            clock: $sim.retention_clock(),
-            now: $sim.q.now(),
-            geo: &$sim.geo,
-            blocks: &mut $sim.ftl.blocks,
-            picker: &mut *$sim.ftl.wl,
-            relocating: $sim.ftl.gc_jobs[$plane as usize].relocating(),
-            default: $default,
-        }
-    };
-}
 
 impl Simulator<'_> {
     /// The plane a logical page of `stream` is written to, as the allocation policy decides.
@@ -120,13 +104,15 @@ impl Simulator<'_> {
 
     /// Tells the placement scheme where a write went.
     pub(super) fn tell_placed(&mut self, plane: u32, default: Target, lpn: u32, write: WriteKind, ppn: Ppn, stream: u32) {
-        let mut ctx = place_ctx!(self, plane, default);
+        let (clock, now) = (self.retention_clock(), self.now());
+        let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
         self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
     }
 
     /// Where the scheme sends a page write in `plane` (`default` for the baseline).
     pub(super) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
-        let mut ctx = place_ctx!(self, plane, default);
+        let (clock, now) = (self.retention_clock(), self.now());
+        let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
         self.scheme.target(&mut ctx, lpn, write, plane)
     }
 

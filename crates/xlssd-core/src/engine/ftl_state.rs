@@ -5,6 +5,7 @@
 //! (`gc_path.rs`), erases (`erase_path.rs`) and the flash path act on it.
 
 use super::*;
+use crate::seams::{PlaceCtx, RetentionClock, Target};
 
 pub(super) struct FtlState {
     pub(super) logical_pages: u64,
@@ -41,6 +42,30 @@ pub(super) struct FtlState {
     /// Relocations running ahead of host reads (so the die scheduler looks for them only
     /// when there are some).
     pub(super) jobs_ahead_of_reads: u32,
+}
+
+impl FtlState {
+    /// What a placement hook sees of a write to `plane`: the blocks, the free-block choice
+    /// in force and the plane's relocation, with the write's default target and the
+    /// retention clock.
+    pub(super) fn place_ctx<'a>(
+        &'a mut self,
+        geo: &'a Geometry,
+        plane: u32,
+        default: Target,
+        clock: RetentionClock,
+        now: Time,
+    ) -> PlaceCtx<'a> {
+        PlaceCtx {
+            geo,
+            blocks: &mut self.blocks,
+            picker: &mut *self.wl,
+            relocating: self.gc_jobs[plane as usize].relocating(),
+            default,
+            clock,
+            now,
+        }
+    }
 }
 
 /// Divisors the engine divides by per request or per page, each a multiply and a shift
