@@ -35,8 +35,8 @@ use crate::ftl::mapping::Mapping;
 use crate::nand::{Geometry, Ppn};
 use crate::physics::read_disturb::ReadDisturbConfig;
 use crate::physics::ProgramMode;
+use crate::seams::*;
 use crate::sim::Time;
-use crate::techniques::hooks::*;
 
 /// Read modes.
 pub const MODES: usize = 3;

@@ -6,7 +6,7 @@ use super::config::RedConfig;
 use super::report::{ReadDisturbReport, KEY};
 use crate::ftl::blocks::BlockState;
 use crate::nand::{Geometry, Ppn};
-use crate::techniques::hooks::*;
+use crate::seams::*;
 
 /// The relocation reason reclaims are reported under.
 pub const READ_RECLAIM: &str = "read_reclaim";

@@ -18,7 +18,7 @@ use super::reclaim::{ReadCounters, READ_RECLAIM};
 use super::report::{ReadDisturbReport, Replicas, KEY};
 use crate::ftl::blocks::{BlockState, NO_BLOCK};
 use crate::nand::{Geometry, Ppn};
-use crate::techniques::hooks::*;
+use crate::seams::*;
 
 /// A page's reads since its block's erase, on the logical read clock.
 #[derive(Debug, Clone, Copy, Default)]
