@@ -27,6 +27,7 @@ use super::cache::{Directory, Eviction, WriteAction};
 use super::hdd::Hdd;
 use super::{BackingConfig, WritePolicy};
 use crate::host::{Op, Request};
+use crate::sim::slab::Slab;
 use crate::sim::Time;
 use crate::stats::LatencyStats;
 
@@ -135,12 +136,10 @@ pub struct CacheFront {
     /// Slots waiting for their data from the disk: the page, when the data is in, and the
     /// tolerance of the read that missed (the fill is written for it).
     filling: FxHashMap<u32, (u64, Time, f32)>,
-    /// Host requests in flight, by id, and the free ids.
-    hosts: Vec<HostEntry>,
-    free_hosts: Vec<u32>,
-    /// SSD requests in flight, by tag, and the free tags.
-    parts: Vec<Part>,
-    free_parts: Vec<u32>,
+    /// Host requests in flight, by id.
+    hosts: Slab<HostEntry>,
+    /// SSD requests in flight, by tag.
+    parts: Slab<Part>,
     pub stats: CacheStats,
 }
 
@@ -165,10 +164,8 @@ impl CacheFront {
             policy: cfg.write_policy,
             spp: page_bytes / crate::host::SECTOR_BYTES,
             filling: FxHashMap::default(),
-            hosts: Vec::new(),
-            free_hosts: Vec::new(),
-            parts: Vec::new(),
-            free_parts: Vec::new(),
+            hosts: Slab::default(),
+            parts: Slab::default(),
             stats: CacheStats::default(),
         }
     }
@@ -187,15 +184,14 @@ impl CacheFront {
     /// The host request `id` the front end finished (after [`SsdPort::host_done`]); its id
     /// is free again.
     pub fn take_host(&mut self, id: u32) -> HostEntry {
-        self.free_hosts.push(id);
-        self.hosts[id as usize]
+        self.hosts.remove(id)
     }
 
     /// The disk page a payload read or write of SSD logical page `lpn` by the front end's
     /// request `tag` is about: the page a host part carries; `None` for fills and
     /// write-backs, which the host does not see.
     pub fn payload_page(&self, tag: u32, lpn: u32, write: bool) -> Option<u64> {
-        match self.parts[tag as usize] {
+        match *self.parts.get(tag) {
             Part::Host { page, .. } => {
                 if write {
                     self.dir.page_in(lpn)
@@ -220,16 +216,7 @@ impl CacheFront {
             parts: 1,
             ready: now,
         };
-        let id = match self.free_hosts.pop() {
-            Some(id) => {
-                self.hosts[id as usize] = entry;
-                id
-            }
-            None => {
-                self.hosts.push(entry);
-                (self.hosts.len() - 1) as u32
-            }
-        };
+        let id = self.hosts.insert(entry);
         let bypass = port.bypass(r);
         if bypass {
             self.stats.bypassed += 1;
@@ -265,16 +252,7 @@ impl CacheFront {
             handle: None,
             tolerance: like.tolerance,
         };
-        let tag = match self.free_parts.pop() {
-            Some(t) => {
-                self.parts[t as usize] = part;
-                t
-            }
-            None => {
-                self.parts.push(part);
-                (self.parts.len() - 1) as u32
-            }
-        };
+        let tag = self.parts.insert(part);
         port.submit(&r, tag);
         while let Some(c) = port.finished_now() {
             self.on_ssd_done(port, c);
@@ -453,8 +431,7 @@ impl CacheFront {
     /// An SSD request the front end sent has finished.
     pub fn on_ssd_done(&mut self, port: &mut dyn SsdPort, c: Completion) {
         self.stats.ssd[c.op as usize].record(c.latency, c.bytes);
-        let part = self.parts[c.tag as usize];
-        self.free_parts.push(c.tag);
+        let part = self.parts.remove(c.tag);
         match part {
             Part::Fill => {}
             Part::WriteBack { page } => {

@@ -88,42 +88,4 @@ pub struct Txn {
 }
 
 /// Transactions by id, reusing freed ids.
-#[derive(Default)]
-pub struct TxnSlab {
-    items: Vec<Txn>,
-    free: Vec<u32>,
-}
-
-impl TxnSlab {
-    pub fn insert(&mut self, t: Txn) -> u32 {
-        match self.free.pop() {
-            Some(id) => {
-                self.items[id as usize] = t;
-                id
-            }
-            None => {
-                self.items.push(t);
-                (self.items.len() - 1) as u32
-            }
-        }
-    }
-
-    #[inline]
-    pub fn get(&self, id: u32) -> &Txn {
-        &self.items[id as usize]
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Txn {
-        &mut self.items[id as usize]
-    }
-
-    pub fn remove(&mut self, id: u32) -> Txn {
-        self.free.push(id);
-        self.items[id as usize]
-    }
-
-    pub fn live(&self) -> usize {
-        self.items.len() - self.free.len()
-    }
-}
+pub type TxnSlab = crate::sim::slab::Slab<Txn>;

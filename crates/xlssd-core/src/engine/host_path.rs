@@ -213,16 +213,7 @@ impl Simulator<'_> {
             failed: 0,
             tolerance: r.tolerance,
         };
-        let id = match self.host.free_reqs.pop() {
-            Some(id) => {
-                self.host.reqs[id as usize] = hr;
-                id
-            }
-            None => {
-                self.host.reqs.push(hr);
-                (self.host.reqs.len() - 1) as u32
-            }
-        };
+        let id = self.host.reqs.insert(hr);
         self.host.outstanding += 1;
         id
     }
@@ -559,7 +550,7 @@ impl Simulator<'_> {
 
     pub(super) fn finish_request(&mut self, req: u32) {
         let now = self.now();
-        let r = self.host.reqs[req as usize];
+        let r = *self.host.reqs.get(req);
         let latency = now - r.arrival;
         if r.during != 0 {
             self.measure.relocs.read_during(r.during, latency);
@@ -567,7 +558,7 @@ impl Simulator<'_> {
         if r.on_die != 0 {
             self.measure.relocs.read_on_die(r.on_die, latency);
         }
-        self.host.free_reqs.push(req);
+        self.host.reqs.remove(req);
         self.host.outstanding -= 1;
         match r.tag {
             Some(tag) => self.cache_part_done(tag, r, latency),

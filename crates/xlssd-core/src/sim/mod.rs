@@ -2,6 +2,7 @@
 
 mod queue;
 pub mod seed;
+pub mod slab;
 
 pub use queue::EventQueue;
 pub use seed::stream_seed;
