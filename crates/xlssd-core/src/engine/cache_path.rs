@@ -80,7 +80,7 @@ impl Simulator<'_> {
 
     /// A host request arrives at the cache tier.
     pub(super) fn cache_request(&mut self, r: &Request, lba: u64, during: u16) {
-        self.host.outstanding += 1;
+        self.host.admit();
         self.with_front(|f, port| f.request(port, r, lba, during));
     }
 
@@ -106,7 +106,7 @@ impl Simulator<'_> {
         if h.during != 0 {
             self.measure.relocs.read_during(h.during, latency);
         }
-        self.host.outstanding -= 1;
+        self.host.retire();
         self.host_request_done(h.op, h.bytes, latency);
         self.flush_when_idle();
     }
@@ -120,7 +120,7 @@ impl Simulator<'_> {
         if owner == crate::controller::txn::NO_OWNER {
             return if write { front.dir.page_in(lpn) } else { None };
         }
-        let tag = self.host.reqs[owner as usize].tag?;
+        let tag = self.host.req(owner).tag?;
         front.payload_page(tag, lpn, write)
     }
 }

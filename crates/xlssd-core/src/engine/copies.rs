@@ -85,7 +85,7 @@ impl Simulator<'_> {
         actions.clear();
         let now = self.now();
         let ctx = SenseCtx { geo: &self.geo, blocks: &self.ftl.blocks, map: &self.ftl.map, copies: &self.ftl.copies, now };
-        self.scheme.sensed(&ctx, ppn, super::flash_path::read_kind(kind), &mut actions);
+        self.scheme.sensed(&ctx, ppn, super::controller::read_kind(kind), &mut actions);
         let mut batch = None;
         for &a in &actions {
             match a {
@@ -220,9 +220,9 @@ impl Simulator<'_> {
         }
         // The entry changed: a cached one is marked dirty, otherwise its translation page
         // is rewritten now.
-        if let Some(cmt) = self.ctrl.cmt.as_mut() {
+        if let Some(cmt) = self.ctrl.cmt_mut() {
             if !cmt.mark_dirty(lpn) {
-                self.write_back_translation(lpn / self.ctrl.tpage_entries);
+                self.write_back_translation(lpn / self.ftl.div.tpage_entries);
             }
         }
     }

@@ -124,13 +124,13 @@ impl Simulator<'_> {
 
     /// Erase transaction `id`'s loop finished: queues the next loop, or settles the erase.
     pub(super) fn erase_loop_done(&mut self, id: u32) -> LoopEnd {
-        let t = *self.ctrl.txns.get(id);
+        let t = *self.ctrl.txn(id);
         let block = self.geo.block_of(t.ppn);
         if t.step == DEFERRED_LOOP {
             self.ftl.erases.deferred.remove(&block);
             self.ftl.erases.stats.loops += 1;
             self.ftl.erases.stats.deferred_loops_run += 1;
-            self.ctrl.txns.remove(id);
+            self.ctrl.take_txn(id);
             return LoopEnd::DeferredDone;
         }
         let Some(run) = self.ftl.erases.runs[t.plane as usize] else {
@@ -146,7 +146,7 @@ impl Simulator<'_> {
             self.ftl.erases.stats.loops += 1;
         }
         if i + 1 < run.now {
-            let mut next = self.ctrl.txns.remove(id);
+            let mut next = self.ctrl.take_txn(id);
             next.step += 1;
             self.queue_loop(next);
             return LoopEnd::Continues;
@@ -179,8 +179,8 @@ impl Simulator<'_> {
     /// work, behind reads.
     fn queue_loop(&mut self, t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
-        self.ctrl.dies[die as usize].queues[QueueClass::Gc as usize].push_front(t);
-        self.ctrl.die_load[die as usize] += 1;
+        debug_assert_eq!(t.kind.queue(), QueueClass::Gc);
+        self.ctrl.queue_first(die, t);
     }
 
     /// A program of `ppn` is being queued: if its block's last erase loop was deferred and

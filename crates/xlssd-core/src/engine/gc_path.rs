@@ -165,7 +165,7 @@ impl Simulator<'_> {
     pub(super) fn note_relocation_busy(&mut self, txns: &[u32], elapsed: u64) {
         let share = elapsed / txns.len().max(1) as u64;
         for &id in txns {
-            let job = self.ftl.gc_jobs[self.ctrl.txns.get(id).plane as usize];
+            let job = self.ftl.gc_jobs[self.ctrl.txn(id).plane as usize];
             if job.active() {
                 self.measure.relocs.busy(job.stats as usize, share);
             }

@@ -1,26 +1,23 @@
 //! The simulator: runs the event loop over components that each own their state: the host
-//! interface (`host_interface.rs`: requests, queues, admission, the host link), the
+//! interface (`host/`: requests, queues, admission, the host link), the
 //! controller (`controller_state.rs`: transactions, dies, channels, the write buffer, the
 //! cached mapping table), the FTL's state (`ftl_state.rs`: mapping, blocks, streams,
 //! policies, cleaning jobs, erases, extra copies), the read path's physics and decoding
 //! (`reliability.rs`) and the measurements (`measurements.rs`), with the scheme behind the
 //! seams (`crate::seams::Joined`). Each part of the data path lives in its own file as an
-//! `impl Simulator` block: host requests (`host_path`), flash scheduling and timing
+//! `impl Simulator` block: host requests (`host/path.rs`), flash scheduling and timing
 //! (`flash_path`), cleaning and wear levelling (`gc_path`), erases (`erase_path`,
 //! `erase_suspend`), the cache tier (`cache_path`) and the rest named below.
 
 mod cache_path;
 mod check;
-mod controller_state;
+mod controller;
 mod copies;
 mod erase_path;
-mod erase_suspend;
-mod flash_path;
 mod ftl_state;
 mod gc_path;
 mod handles;
-mod host_interface;
-mod host_path;
+mod host;
 mod measurements;
 mod payload;
 mod reliability;
@@ -56,9 +53,9 @@ use crate::seams::{FreeBlocks, Joined, Reason, Relocating, SetupCtx, TaskCounts,
 use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
-use controller_state::{Controller, Parked};
+use controller::{Controller, Parked};
 use ftl_state::{EngineDivisors, FtlState, GcJob, PendingProgram, Streams};
-use host_interface::{HostInterface, HostReq, Link};
+use host::{HostInterface, HostReq};
 use measurements::Measurements;
 pub use payload::{FinalReadStats, Payload, PayloadStats};
 
@@ -223,43 +220,8 @@ impl<'s> Simulator<'s> {
         let mut sim = Simulator {
             timing,
             q: EventQueue::new(),
-            host: HostInterface {
-                source,
-                closed_loop,
-                upcoming: VecDeque::new(),
-                scheduled: 0,
-                source_ended: false,
-                first_raw_arrival: None,
-                last_arrival: 0,
-                reqs: Default::default(),
-                outstanding: 0,
-                submitted: 0,
-                completed: 0,
-                blocked_writes: VecDeque::new(),
-                // With a cache tier, host requests address the disk.
-                logical_sectors: cfg.logical_sectors(),
-                idle_gen: 0,
-                idle_flush_ns: us_to_ns(cfg.cache.idle_flush_us),
-                host_link_free: [0; 2],
-                scratch: Vec::new(),
-                first_arrival_time: None,
-                last_completion: 0,
-                default_tolerance: cfg.host.ap_ber as f32,
-            },
-            ctrl: Controller {
-                txns: TxnSlab::default(),
-                dies: (0..geo.dies).map(|_| Die::new()).collect(),
-                channels: (0..geo.channels).map(|_| Channel::new()).collect(),
-                die_load: vec![0; geo.dies as usize],
-                buffer: WriteBuffer::new(buffer_pages),
-                eager_flush: cfg.cache.write_policy == crate::config::WritePolicy::Eager,
-                write_back_all: false,
-                cmt,
-                tpage_entries: entries_per_tpage as u32,
-                translations,
-                arrived_waiters: Vec::new(),
-                finishing: Vec::with_capacity(crate::controller::die::MAX_PLANES),
-            },
+            host: HostInterface::new(source, closed_loop, cfg),
+            ctrl: Controller::new(&geo, cfg, buffer_pages, cmt, translations),
             ftl: FtlState {
                 logical_pages,
                 div: EngineDivisors {
@@ -369,14 +331,14 @@ impl<'s> Simulator<'s> {
                 }
             }
             // The host is done; write back what the buffer still holds, then stop.
-            if self.ctrl.buffer.dirty_pages() > 0 {
-                let before = self.ctrl.buffer.dirty_pages();
-                self.ctrl.write_back_all = true;
+            if self.ctrl.buffer().dirty_pages() > 0 {
+                let before = self.ctrl.buffer().dirty_pages();
+                self.ctrl.write_back_everything();
                 self.flush_buffer(u64::MAX);
                 if let Some(e) = self.error.take() {
                     return Err(e);
                 }
-                if self.ctrl.buffer.dirty_pages() < before || !self.q.is_empty() {
+                if self.ctrl.buffer().dirty_pages() < before || !self.q.is_empty() {
                     continue;
                 }
                 return Err(Error::Stalled(format!(
@@ -385,18 +347,18 @@ impl<'s> Simulator<'s> {
             }
             break;
         }
-        if self.ftl.parked_programs > 0 && self.host.outstanding == 0 {
+        if self.ftl.parked_programs > 0 && self.host.idle() {
             return Err(Error::Stalled(format!(
                 "{} page writes still wait for a free block at the end of the run: no block could be cleaned in \
                  their planes (raise ftl.overprovisioning)",
                 self.ftl.parked_programs
             )));
         }
-        if self.host.outstanding > 0 {
+        if !self.host.idle() {
             return Err(Error::Stalled(format!(
                 "{} host requests could not complete: no free block could be made in their plane \
                  (the device is full of valid data; raise ftl.overprovisioning)",
-                self.host.outstanding
+                self.host.outstanding()
             )));
         }
         if self.check {
@@ -420,7 +382,7 @@ impl<'s> Simulator<'s> {
         interrupt::poll()?;
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {
-                if !p.update(self.host.completed, self.q.now()) {
+                if !p.update(self.host.completed(), self.q.now()) {
                     return Err(Error::Interrupted);
                 }
             }
@@ -451,7 +413,7 @@ impl<'s> Simulator<'s> {
         let pages = p.data.len().div_ceil(page_bytes) as u64;
         let first = p.first_lba / spp;
         // With a cache tier the payload lies on the disk.
-        let capacity = if self.cfg.backing.enabled { self.host.logical_sectors / spp } else { self.ftl.logical_pages };
+        let capacity = if self.cfg.backing.enabled { self.host.logical_sectors() / spp } else { self.ftl.logical_pages };
         if self.cfg.backing.enabled && p.final_read_after_h.is_some() {
             return Err(Error::Config {
                 key: "payload.final_read_after_h".into(),
@@ -488,8 +450,8 @@ impl<'s> Simulator<'s> {
             Ev::CacheFill(slot) => self.on_cache_fill(slot),
             Ev::FrontDone(id) => self.finish_front_request(id),
             Ev::IdleFlush(gen) => {
-                if gen == self.host.idle_gen && self.host.outstanding == 0 {
-                    self.ctrl.write_back_all = true;
+                if self.host.idle_clock_ran_out(gen) {
+                    self.ctrl.write_back_everything();
                     self.flush_buffer(u64::MAX);
                 }
             }
@@ -504,11 +466,7 @@ impl<'s> Simulator<'s> {
     /// every request has completed, the buffer holds nothing to write back, and no write
     /// waits for a free block.
     fn host_finished(&self) -> bool {
-        self.host.source_ended
-            && self.host.upcoming.is_empty()
-            && self.host.outstanding == 0
-            && self.ctrl.buffer.used_slots() == 0
-            && self.ftl.parked_programs == 0
+        self.host.drained() && self.ctrl.buffer().used_slots() == 0 && self.ftl.parked_programs == 0
     }
 
     /// Records the first error; the event loop stops after the current event.

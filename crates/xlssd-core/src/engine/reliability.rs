@@ -19,7 +19,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::seams::{
-    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
+    Attempt, CodeStrength, EraseControl, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
 };
 use crate::sim::Time;
 use crate::stats::LatencyStats;
@@ -185,22 +185,22 @@ impl Simulator<'_> {
     /// being `rber`. At the first attempt a scheme with its own retry references chooses
     /// where the read starts.
     pub(super) fn attempt(&mut self, id: u32, rber: f64) -> Attempt {
-        let t = *self.ctrl.txns.get(id);
+        let t = *self.ctrl.txn(id);
         let need = self.retry_need(t.ppn, rber);
         let mut a = Attempt {
             ppn: t.ppn,
             step: t.step as u32,
             rber,
-            kind: super::flash_path::read_kind(t.kind),
+            kind: super::controller::read_kind(t.kind),
             reference: t.reference as u32,
             shift: need.map_or(f64::NAN, |n| n.shift),
             decodable: true,
-            tolerance: if t.kind == TxnKind::HostRead { self.host.reqs[t.owner as usize].tolerance as f64 } else { 0.0 },
+            tolerance: if t.kind == TxnKind::HostRead { self.host.req(t.owner).tolerance as f64 } else { 0.0 },
         };
         if let Some(need) = need {
             if t.step == 0 {
                 a.reference = self.scheme.first_reference(&a).min(self.table_steps());
-                self.ctrl.txns.get_mut(id).reference = a.reference as u8;
+                self.ctrl.txn_mut(id).reference = a.reference as u8;
             }
             a.decodable = self.retry_model().is_some_and(|m| m.succeeds(need, a.reference));
         }
@@ -219,7 +219,7 @@ impl Simulator<'_> {
             return;
         }
         let next = self.scheme.next_reference(a);
-        self.ctrl.txns.get_mut(id).reference = next.min(self.table_steps()) as u8;
+        self.ctrl.txn_mut(id).reference = next.min(self.table_steps()) as u8;
     }
 
     /// RBER of a page when the retention clock reads `clock_h`.
@@ -424,14 +424,14 @@ impl Simulator<'_> {
     /// A read's data is in the controller: decode it on the channel's ECC engine (or
     /// return it raw).
     pub(super) fn start_decode(&mut self, id: u32, sense_ns: Time, xfer_ns: Time) {
-        let t = *self.ctrl.txns.get(id);
+        let t = *self.ctrl.txn(id);
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let mut raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
-        // The attempt as the retry-table model and the read-retry hook see it, built once,
-        // and only when one of them will read it (a page's attempt costs its retry model).
+        // The attempt as the retry-table model and the read-retry hook see it, built once
+        // for a read that is decoded.
         let table = self.table_steps() > 0 && !raw;
-        let attempt = (table || (!raw && self.scheme.claims(Hook::ReadRetry))).then(|| self.attempt(id, rber));
+        let attempt = (!raw).then(|| self.attempt(id, rber));
         if let Some(a) = attempt.filter(|_| step == 0) {
             raw = !self.scheme.decode(&a);
         }
@@ -572,12 +572,10 @@ impl Simulator<'_> {
             [outcome as usize];
         if outcome == Decoded::Retry {
             // Back to the die, ahead of other reads: it is the oldest read there.
-            let mut t = self.ctrl.txns.remove(id);
+            let mut t = self.ctrl.take_txn(id);
             t.step += 1;
             let die = self.geo.die_of_plane(t.plane);
-            let qc = t.kind.queue();
-            self.ctrl.dies[die as usize].queues[qc as usize].push_front(t);
-            self.ctrl.die_load[die as usize] += 1;
+            self.ctrl.queue_first(die, t);
             self.try_start_die(die);
             return;
         }
@@ -593,7 +591,7 @@ impl Simulator<'_> {
 
     /// A read's decoding is settled with `outcome`, its data ready at `at` (now or later).
     fn finish_read(&mut self, id: u32, outcome: Decoded, at: Time) {
-        let t = *self.ctrl.txns.get(id);
+        let t = *self.ctrl.txn(id);
         let scheme = self.cfg.ecc.scheme;
         let rel = self.rel.as_mut().expect("reliability is on");
         let steps = t.step as u32;
@@ -638,11 +636,10 @@ impl Simulator<'_> {
                 self.payload_read(page, returned_rber);
             }
         }
-        let t = self.ctrl.txns.remove(id);
+        let t = self.ctrl.take_txn(id);
         if t.kind == TxnKind::HostRead {
             if outcome == Decoded::Uncorrectable {
-                let r = &mut self.host.reqs[t.owner as usize];
-                r.failed = r.failed.saturating_add(1);
+                self.host.page_failed(t.owner);
             }
             self.measure.counters.host_flash_reads += 1;
             self.page_done_at(t.owner, at);
@@ -717,7 +714,7 @@ impl Simulator<'_> {
                 .ftl
                 .map
                 .get(lpn as u32)
-                .filter(|&ppn| !self.ctrl.buffer.contains(lpn as u32) && self.ftl.blocks.is_programmed(ppn));
+                .filter(|&ppn| !self.ctrl.buffer().contains(lpn as u32) && self.ftl.blocks.is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
                 Some(ppn) => self.settled_read(ppn, clock_h),

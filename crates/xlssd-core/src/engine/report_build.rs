@@ -178,7 +178,7 @@ impl Simulator<'_> {
 
     pub(super) fn build_report(&self, setup_s: f64, wall_s: f64, workload: serde_json::Value) -> Report {
         let simulated_ns = self.q.now();
-        let span_ns = self.host.last_completion.saturating_sub(self.host.first_arrival_time.unwrap_or(0));
+        let span_ns = self.host.span_ns();
         let c = &self.measure.counters;
         let ec = &self.ftl.blocks.erase_count;
         let n = ec.len() as f64;
@@ -223,11 +223,10 @@ impl Simulator<'_> {
                     inflight_read_hits: c.inflight_read_hits,
                 },
                 mapping: MappingReport {
-                    cached: self.ctrl.cmt.is_some(),
+                    cached: self.ctrl.cmt().is_some(),
                     capacity_entries: self
                         .ctrl
-                        .cmt
-                        .as_ref()
+                        .cmt()
                         .map_or(0, |_| self.cfg.mapping.cached_table_bytes / self.cfg.mapping.entry_bytes as u64),
                     hits: c.cmt_hits,
                     misses: c.cmt_misses,
@@ -304,11 +303,11 @@ impl Simulator<'_> {
             sim: SimReport {
                 simulated_ns,
                 events,
-                requests: self.host.completed,
-                skipped_lines: self.host.source.skipped_lines(),
+                requests: self.host.completed(),
+                skipped_lines: self.host.skipped_lines(),
                 setup_s: round6(setup_s),
                 wall_s: round6(wall_s),
-                requests_per_s: if wall_s > 0.0 { (self.host.completed as f64 / wall_s).round() } else { 0.0 },
+                requests_per_s: if wall_s > 0.0 { (self.host.completed() as f64 / wall_s).round() } else { 0.0 },
                 events_per_s: if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 },
             },
         }

@@ -43,7 +43,7 @@ impl Simulator<'_> {
         self.precondition(&mut progress)?;
         self.scheme.preconditioned(&self.ftl.blocks, &self.ftl.map);
         self.record_preconditioned_pages()?;
-        if self.ctrl.cmt.is_some() {
+        if self.ctrl.cmt().is_some() {
             self.store_translation_pages()?;
         }
         Ok(())

@@ -28,7 +28,7 @@ impl Simulator<'_> {
             geo: &self.geo,
             blocks: &self.ftl.blocks,
             busy: &busy,
-            host_idle_ns: if self.host.outstanding == 0 { self.now().saturating_sub(self.host.last_completion) } else { 0 },
+            host_idle_ns: self.host.idle_for(self.now()),
             now: self.now(),
             clock_h: self.retention_clock_h(),
         };

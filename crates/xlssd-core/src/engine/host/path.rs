@@ -1,7 +1,8 @@
 //! Host requests: arrival (open or closed loop), splitting into pages, the write buffer,
 //! and completion.
 
-use super::{Ev, HostReq, Link, Simulator};
+use super::super::{Ev, Simulator};
+use super::{HostReq, Link};
 use crate::config::{AddressMode, UnmappedReads};
 use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
@@ -17,7 +18,7 @@ const READ_AHEAD: usize = 4;
 
 impl Simulator<'_> {
     /// Queues the first arrivals: one for open loop, a queue depth's worth for closed loop.
-    pub(super) fn prime_arrivals(&mut self) -> crate::error::Result<()> {
+    pub(in crate::engine) fn prime_arrivals(&mut self) -> crate::error::Result<()> {
         let initial = self.host.closed_loop.unwrap_or(1);
         for _ in 0..initial {
             if !self.pull_next()? {
@@ -63,12 +64,12 @@ impl Simulator<'_> {
     fn prefetch_entries(&self, lba: u64) {
         let lpn = lba / self.ftl.div.unit_sectors;
         self.ftl.map.prefetch(lpn);
-        if let Some(cmt) = &self.ctrl.cmt {
+        if let Some(cmt) = self.ctrl.cmt() {
             cmt.prefetch(lpn as u32);
         }
     }
 
-    pub(super) fn on_arrival(&mut self) {
+    pub(in crate::engine) fn on_arrival(&mut self) {
         if self.host.scheduled == 0 {
             return;
         }
@@ -185,7 +186,7 @@ impl Simulator<'_> {
     }
 
     /// A request in flight for `r` from sector `lba`; counted outstanding.
-    pub(super) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, tag: Option<u32>) -> u32 {
+    pub(in crate::engine) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, tag: Option<u32>) -> u32 {
         let now = self.now();
         let first_lpn = lba / self.ftl.div.unit_sectors;
         let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
@@ -214,12 +215,12 @@ impl Simulator<'_> {
             tolerance: r.tolerance,
         };
         let id = self.host.reqs.insert(hr);
-        self.host.outstanding += 1;
+        self.host.admit();
         id
     }
 
     /// Sends request `id` (for `r`, from sector `lba`) to the flash.
-    pub(super) fn issue(&mut self, id: u32, r: &Request, lba: u64, handle: u8) {
+    pub(in crate::engine) fn issue(&mut self, id: u32, r: &Request, lba: u64, handle: u8) {
         let first_lpn = self.host.reqs[id as usize].first_lpn;
         let n_pages = self.host.reqs[id as usize].n_pages;
         match r.op {
@@ -255,7 +256,7 @@ impl Simulator<'_> {
 
     /// A write request's data is in the controller: merge its partial units, then buffer
     /// or program it.
-    pub(super) fn write_data_in(&mut self, id: u32) {
+    pub(in crate::engine) fn write_data_in(&mut self, id: u32) {
         if self.ftl.unit_pages > 1 && self.read_for_merge(id) > 0 {
             return;
         }
@@ -278,7 +279,7 @@ impl Simulator<'_> {
                 continue;
             }
             // The buffer or an unfinished program holds the unit's data: merged in DRAM.
-            let Some(base) = self.ftl.map.get(lpn).filter(|_| !self.ctrl.buffer.contains(lpn)) else { continue };
+            let Some(base) = self.ftl.map.get(lpn).filter(|_| !self.ctrl.buffer().contains(lpn)) else { continue };
             let plane = self.geo.plane_of_block(self.geo.block_of(base));
             for page in (0..n).filter(|p| !covered.contains(p)) {
                 let ppn = base + page;
@@ -304,7 +305,7 @@ impl Simulator<'_> {
     }
 
     /// A read for a merge finished: the write goes on when its last one has.
-    pub(super) fn merge_read_done(&mut self, id: u32) {
+    pub(in crate::engine) fn merge_read_done(&mut self, id: u32) {
         let r = &mut self.host.reqs[id as usize];
         r.rmw_left -= 1;
         if r.rmw_left == 0 {
@@ -322,7 +323,7 @@ impl Simulator<'_> {
             let r = &self.host.reqs[id as usize];
             self.ftl.handles.count_host(r.handle, r.flash_pages as u64);
         }
-        if self.ctrl.buffer.enabled() {
+        if self.ctrl.buffer().enabled() {
             if !self.buffer_pages(id) {
                 self.host.blocked_writes.push_back(id);
             }
@@ -357,7 +358,7 @@ impl Simulator<'_> {
     /// Reads page `page` of logical page (unit) `lpn` for request `req`.
     fn read_page(&mut self, req: u32, lpn: u32, page: u32) {
         self.measure.counters.host_pages_read += 1;
-        if self.ctrl.buffer.contains(lpn) {
+        if self.ctrl.buffer().contains(lpn) {
             self.measure.counters.buffer_read_hits += 1;
             self.page_from_dram(req);
             return;
@@ -437,11 +438,11 @@ impl Simulator<'_> {
         while self.host.reqs[req as usize].next_page < n {
             let i = self.host.reqs[req as usize].next_page;
             let lpn = self.page_of(req, i);
-            if self.ctrl.eager_flush && self.flush_budget() == 0 {
+            if self.ctrl.eager() && self.flush_budget() == 0 {
                 complete = false;
                 break;
             }
-            match self.ctrl.buffer.insert(lpn) {
+            match self.ctrl.buffer_mut().insert(lpn) {
                 Insert::Full => {
                     complete = false;
                     break;
@@ -451,14 +452,14 @@ impl Simulator<'_> {
                         self.measure.counters.buffer_write_hits += 1;
                     }
                     self.host.reqs[req as usize].next_page = i + 1;
-                    if self.ctrl.eager_flush {
+                    if self.ctrl.eager() {
                         self.flush_buffer(u64::MAX);
                     }
                     self.page_from_dram(req);
                 }
             }
         }
-        if self.ctrl.buffer.is_full() {
+        if self.ctrl.buffer().is_full() {
             self.flush_buffer(u64::MAX);
         }
         complete
@@ -468,23 +469,21 @@ impl Simulator<'_> {
     fn flush_budget(&self) -> u64 {
         match self.cfg.cache.max_inflight_flush_pages {
             0 => u64::MAX,
-            limit => (limit as u64).saturating_sub(self.ctrl.buffer.inflight_pages()),
+            limit => (limit as u64).saturating_sub(self.ctrl.buffer().inflight_pages()),
         }
     }
 
     /// A flushed page reached flash: let waiting writes in and keep writing back.
-    pub(super) fn flush_finished(&mut self, lpn: u32) {
-        self.ctrl.buffer.flush_done(lpn);
+    pub(in crate::engine) fn flush_finished(&mut self, lpn: u32) {
+        self.ctrl.buffer_mut().flush_done(lpn);
         self.admit_blocked_writes();
-        if self.ctrl.buffer.dirty_pages() == 0 {
-            self.ctrl.write_back_all = false;
-        } else if self.ctrl.eager_flush || self.ctrl.write_back_all || self.ctrl.buffer.is_full() {
+        if self.ctrl.writes_back_more() {
             self.flush_buffer(u64::MAX);
         }
     }
 
     /// Slots were freed: let waiting writes in, oldest first.
-    pub(super) fn admit_blocked_writes(&mut self) {
+    pub(in crate::engine) fn admit_blocked_writes(&mut self) {
         while let Some(&req) = self.host.blocked_writes.front() {
             if !self.buffer_pages(req) {
                 break;
@@ -494,10 +493,11 @@ impl Simulator<'_> {
     }
 
     /// Writes back up to `max` dirty pages of the buffer, within the in-flight limit.
-    pub(super) fn flush_buffer(&mut self, max: u64) {
+    pub(in crate::engine) fn flush_buffer(&mut self, max: u64) {
         let mut lpns = std::mem::take(&mut self.host.scratch);
         lpns.clear();
-        self.ctrl.buffer.take_dirty(max.min(self.flush_budget()), &mut lpns);
+        let budget = max.min(self.flush_budget());
+        self.ctrl.buffer_mut().take_dirty(budget, &mut lpns);
         self.measure.counters.buffer_flushes += lpns.len() as u64;
         for &lpn in &lpns {
             // Written back from the buffer: read out of DRAM once.
@@ -524,12 +524,12 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn page_done(&mut self, req: u32) {
+    pub(in crate::engine) fn page_done(&mut self, req: u32) {
         self.page_done_at(req, self.now());
     }
 
     /// One page of a request will be done at `ready` (now or later).
-    pub(super) fn page_done_at(&mut self, req: u32, ready: Time) {
+    pub(in crate::engine) fn page_done_at(&mut self, req: u32, ready: Time) {
         let r = &mut self.host.reqs[req as usize];
         r.ready = r.ready.max(ready);
         r.pages_left -= 1;
@@ -548,7 +548,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn finish_request(&mut self, req: u32) {
+    pub(in crate::engine) fn finish_request(&mut self, req: u32) {
         let now = self.now();
         let r = *self.host.reqs.get(req);
         let latency = now - r.arrival;
@@ -559,7 +559,7 @@ impl Simulator<'_> {
             self.measure.relocs.read_on_die(r.on_die, latency);
         }
         self.host.reqs.remove(req);
-        self.host.outstanding -= 1;
+        self.host.retire();
         match r.tag {
             Some(tag) => self.cache_part_done(tag, r, latency),
             None => self.host_request_done(r.op, r.bytes, latency),
@@ -569,11 +569,10 @@ impl Simulator<'_> {
 
     /// A host request is done after `latency`: measured, counted, and in closed loop the
     /// next one submitted.
-    pub(super) fn host_request_done(&mut self, op: Op, bytes: u64, latency: Time) {
+    pub(in crate::engine) fn host_request_done(&mut self, op: Op, bytes: u64, latency: Time) {
         let now = self.now();
         self.measure.lat[op as usize].record(latency, bytes);
-        self.host.completed += 1;
-        self.host.last_completion = self.host.last_completion.max(now);
+        self.host.completed_at(now);
         if self.host.closed_loop.is_some() {
             if let Err(e) = self.pull_next() {
                 self.fail(e);
@@ -582,10 +581,10 @@ impl Simulator<'_> {
     }
 
     /// With nothing outstanding and dirty pages buffered, the idle clock starts.
-    pub(super) fn flush_when_idle(&mut self) {
-        if self.host.outstanding == 0 && self.ctrl.buffer.dirty_pages() > 0 {
-            self.host.idle_gen += 1;
-            self.q.schedule_in(self.host.idle_flush_ns, Ev::IdleFlush(self.host.idle_gen));
+    pub(in crate::engine) fn flush_when_idle(&mut self) {
+        if self.host.idle() && self.ctrl.buffer().dirty_pages() > 0 {
+            let (gen, after) = self.host.start_idle_clock();
+            self.q.schedule_in(after, Ev::IdleFlush(gen));
         }
     }
 }

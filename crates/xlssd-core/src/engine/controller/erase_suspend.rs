@@ -5,7 +5,7 @@
 //! a suspension may happen; `timing.erase_suspend_guard` keeps erases running while the
 //! die's writes wait for free blocks.
 
-use super::{Ev, Simulator};
+use super::super::{Ev, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, Suspended};
 use crate::controller::txn::{OpClass, QueueClass};
 use crate::seams::EraseControl;
@@ -13,7 +13,7 @@ use crate::seams::EraseControl;
 impl Simulator<'_> {
     /// A read was queued on `die`: suspends the erase loop or program it runs, if the rules
     /// allow.
-    pub(super) fn suspend_for_read(&mut self, die: u32) {
+    pub(in crate::engine) fn suspend_for_read(&mut self, die: u32) {
         let now = self.now();
         let d = &self.ctrl.dies[die as usize];
         if d.op.phase != Phase::Array || d.suspended.is_some() {
@@ -65,14 +65,14 @@ impl Simulator<'_> {
 
     /// Whether a plane of `die` is short of free blocks: below the foreground threshold, or
     /// with writes parked for want of a block (cleaning then goes ahead of host writes).
-    pub(super) fn writes_wait_for_blocks(&self, die: u32) -> bool {
+    pub(in crate::engine) fn writes_wait_for_blocks(&self, die: u32) -> bool {
         let ppd = self.geo.planes_per_die;
         (die * ppd..(die + 1) * ppd)
             .any(|p| self.ftl.blocks.free_count(p) < self.ftl.gc_hard_blocks || !self.ftl.blocked_programs[p as usize].is_empty())
     }
 
     /// Resumes the suspended operation of an idle `die` once no read waits; true if it did.
-    pub(super) fn resume_suspended(&mut self, die: u32) -> bool {
+    pub(in crate::engine) fn resume_suspended(&mut self, die: u32) -> bool {
         let now = self.now();
         let d = &mut self.ctrl.dies[die as usize];
         if !d.queues[QueueClass::Read as usize].is_empty() {

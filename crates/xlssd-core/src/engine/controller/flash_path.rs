@@ -1,8 +1,9 @@
 //! From a page access to the flash: allocation and remapping, the cached mapping table,
 //! per-die queues, multi-plane commands, channel arbitration and operation timing.
 
-use super::erase_path::LoopEnd;
-use super::{Ev, Parked, PendingProgram, Simulator};
+use super::super::erase_path::LoopEnd;
+use super::super::{Ev, PendingProgram, Simulator};
+use super::Parked;
 use crate::controller::die::{ActiveArray, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
@@ -14,7 +15,7 @@ use crate::stats::Activity;
 
 impl Simulator<'_> {
     /// The plane a logical page of `stream` is written to, as the allocation policy decides.
-    pub(super) fn alloc_plane(&mut self, lpn: u32, stream: u32) -> u32 {
+    pub(in crate::engine) fn alloc_plane(&mut self, lpn: u32, stream: u32) -> u32 {
         let ctx = AllocContext { die_load: &self.ctrl.die_load, blocks: &self.ftl.blocks, stream };
         self.ftl.alloc.plane_for(lpn, &ctx)
     }
@@ -23,7 +24,7 @@ impl Simulator<'_> {
     /// a translation page). `plane` fixes the plane (GC copies stay in their plane). A host
     /// write first needs its mapping entry, and takes its page only once it has it, so that
     /// pages of a block are handed out in the order they are sent to the die.
-    pub(super) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
+    pub(in crate::engine) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
         if kind == TxnKind::HostWrite && self.ctrl.cmt.is_some() {
             self.with_mapping(lpn, Parked::Write { lpn, owner }, true);
         } else {
@@ -103,21 +104,29 @@ impl Simulator<'_> {
     }
 
     /// Tells the placement scheme where a write went.
-    pub(super) fn tell_placed(&mut self, plane: u32, default: Target, lpn: u32, write: WriteKind, ppn: Ppn, stream: u32) {
+    pub(in crate::engine) fn tell_placed(
+        &mut self,
+        plane: u32,
+        default: Target,
+        lpn: u32,
+        write: WriteKind,
+        ppn: Ppn,
+        stream: u32,
+    ) {
         let (clock, now) = (self.retention_clock(), self.now());
         let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
         self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
     }
 
     /// Where the scheme sends a page write in `plane` (`default` for the baseline).
-    pub(super) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
+    pub(in crate::engine) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
         let (clock, now) = (self.retention_clock(), self.now());
         let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
         self.scheme.target(&mut ctx, lpn, write, plane)
     }
 
     /// Retries page writes that waited for a free block in `plane`.
-    pub(super) fn retry_blocked_programs(&mut self, plane: u32) {
+    pub(in crate::engine) fn retry_blocked_programs(&mut self, plane: u32) {
         let n = self.ftl.blocked_programs[plane as usize].len();
         for _ in 0..n {
             let Some(p) = self.ftl.blocked_programs[plane as usize].pop_front() else { break };
@@ -146,7 +155,7 @@ impl Simulator<'_> {
     /// Marks a valid page's data stale, telling the scheme, and erases its block if it was
     /// a victim's last valid page.
     #[inline]
-    pub(super) fn invalidate_page(&mut self, ppn: Ppn, now: Time) {
+    pub(in crate::engine) fn invalidate_page(&mut self, ppn: Ppn, now: Time) {
         self.ftl.blocks.invalidate(ppn, now);
         if self.observed {
             self.scheme.validity(ppn, false);
@@ -155,7 +164,7 @@ impl Simulator<'_> {
     }
 
     /// Marks a page's data valid, telling the scheme.
-    pub(super) fn set_page_valid(&mut self, ppn: Ppn, now: Time) {
+    pub(in crate::engine) fn set_page_valid(&mut self, ppn: Ppn, now: Time) {
         self.ftl.blocks.set_valid(ppn, now);
         if self.observed {
             self.scheme.validity(ppn, true);
@@ -164,7 +173,7 @@ impl Simulator<'_> {
 
     /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
     /// reading its translation page first on a miss.
-    pub(super) fn with_mapping(&mut self, lpn: u32, work: Parked, write: bool) {
+    pub(in crate::engine) fn with_mapping(&mut self, lpn: u32, work: Parked, write: bool) {
         let Some(cmt) = self.ctrl.cmt.as_mut() else {
             self.resume(work);
             return;
@@ -235,7 +244,7 @@ impl Simulator<'_> {
     }
 
     /// Writes the translation pages a plane's GC job changed, each once.
-    pub(super) fn write_back_gc_translations(&mut self, plane: u32) {
+    pub(in crate::engine) fn write_back_gc_translations(&mut self, plane: u32) {
         let mut pages = std::mem::take(&mut self.ftl.gc_translation_updates[plane as usize]);
         pages.sort_unstable();
         pages.dedup();
@@ -247,7 +256,7 @@ impl Simulator<'_> {
     }
 
     /// Retries parked writes in every plane (dynamic allocation may place them anywhere).
-    pub(super) fn retry_all_blocked_programs(&mut self) {
+    pub(in crate::engine) fn retry_all_blocked_programs(&mut self) {
         for plane in 0..self.geo.planes {
             if !self.ftl.blocked_programs[plane as usize].is_empty() {
                 self.retry_blocked_programs(plane);
@@ -256,14 +265,14 @@ impl Simulator<'_> {
     }
 
     /// Programs translation page `tvpn` unless a write of it is already on its way.
-    pub(super) fn write_back_translation(&mut self, tvpn: u32) {
+    pub(in crate::engine) fn write_back_translation(&mut self, tvpn: u32) {
         if self.ctrl.translations.start_write(tvpn) {
             let tlpn = self.ftl.logical_pages as u32 + tvpn;
             self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
         }
     }
 
-    pub(super) fn enqueue(&mut self, t: Txn) {
+    pub(in crate::engine) fn enqueue(&mut self, t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
             self.ftl.erases.stats.host_reads_meeting_erase += 1;
@@ -333,7 +342,7 @@ impl Simulator<'_> {
     /// Starts the next command on an idle die: reads first; GC ahead of host writes only
     /// when one of the die's planes is nearly out of free blocks.
     #[inline]
-    pub(super) fn try_start_die(&mut self, die: u32) {
+    pub(in crate::engine) fn try_start_die(&mut self, die: u32) {
         // Most calls find the die busy, or idle with nothing to do: answered inline.
         let d = &self.ctrl.dies[die as usize];
         if d.busy() || (d.suspended.is_none() && d.queues.iter().all(|q| q.is_empty())) {
@@ -495,7 +504,7 @@ impl Simulator<'_> {
         self.q.schedule_in(wait + duration, Ev::ChannelDone(ch));
     }
 
-    pub(super) fn on_channel_done(&mut self, ch: u32) {
+    pub(in crate::engine) fn on_channel_done(&mut self, ch: u32) {
         if self.cfg.ecc.decode_buffer_pages > 0 {
             // With a bounded decode buffer, the data just moved is handed to the ECC engine
             // before the next transfer asks for room in it; the channel stays held meanwhile,
@@ -613,17 +622,17 @@ impl Simulator<'_> {
     }
 
     /// How a page is programmed: the scheme's mode, or the configured one.
-    pub(super) fn page_program_mode(&self, ppn: Ppn) -> crate::physics::ProgramMode {
+    pub(in crate::engine) fn page_program_mode(&self, ppn: Ppn) -> crate::physics::ProgramMode {
         let own = self.scheme.mode(ppn);
         own.unwrap_or(self.cfg.physics.program_mode)
     }
 
     /// Energy of `ns` nanoseconds drawing `milliamps` from the supply.
-    pub(super) fn joules(&self, ns: f64, milliamps: f64) -> f64 {
+    pub(in crate::engine) fn joules(&self, ns: f64, milliamps: f64) -> f64 {
         ns * 1e-9 * milliamps * 1e-3 * self.cfg.energy.voltage_v
     }
 
-    pub(super) fn on_array_done(&mut self, die: u32, gen: u32) {
+    pub(in crate::engine) fn on_array_done(&mut self, die: u32, gen: u32) {
         if gen != self.ctrl.dies[die as usize].gen {
             return; // the erase it ended was suspended; it was rescheduled on resume
         }
@@ -712,9 +721,7 @@ impl Simulator<'_> {
             self.try_start_die(die);
             return;
         }
-        let ask_read_path = op.class == OpClass::Read && self.scheme.claims(Hook::ReadPath);
-        // Only for a scheme that asks: filling it for every command shows.
-        let sensed = ask_read_path.then(|| {
+        let sensed = (op.class == OpClass::Read).then(|| {
             let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
             for (i, &id) in op.txns().iter().enumerate() {
                 let t = self.ctrl.txns.get(id);
@@ -747,7 +754,7 @@ impl Simulator<'_> {
         self.try_start_die(die);
     }
 
-    pub(super) fn txn_done(&mut self, t: Txn) {
+    pub(in crate::engine) fn txn_done(&mut self, t: Txn) {
         match t.kind {
             TxnKind::HostRead => {
                 self.measure.counters.host_flash_reads += 1;
@@ -813,7 +820,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn invariant(&mut self, message: String) {
+    pub(in crate::engine) fn invariant(&mut self, message: String) {
         let e = Error::Invariant { time_ns: self.now(), message };
         self.fail(e);
     }
@@ -829,7 +836,7 @@ fn write_kind(kind: TxnKind) -> WriteKind {
 }
 
 /// The hooks' name for a flash read.
-pub(super) fn read_kind(kind: TxnKind) -> ReadKind {
+pub(in crate::engine) fn read_kind(kind: TxnKind) -> ReadKind {
     match kind {
         TxnKind::GcRead | TxnKind::CopyRead => ReadKind::Relocation,
         TxnKind::MapRead => ReadKind::Mapping,
