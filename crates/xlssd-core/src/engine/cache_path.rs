@@ -129,7 +129,7 @@ impl Simulator<'_> {
     pub(super) fn backing_report(&self, simulated_ns: u64) -> crate::report::BackingReport {
         use crate::report::*;
         // Without a cache tier: the idle values, every count 0.
-        let page_bytes = self.geo.page_size as u64 * self.ftl.unit_pages as u64;
+        let page_bytes = self.geo.page_size as u64 * self.ftl.unit_pages() as u64;
         let empty = CacheFront::with(&self.cfg.backing, Directory::new(0), page_bytes);
         let l = self.backing.as_deref().unwrap_or(&empty);
         let s = &l.stats;

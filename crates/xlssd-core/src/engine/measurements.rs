@@ -1,6 +1,6 @@
 //! Measurements: what the report is made of and nothing reads back to decide. Latencies,
 //! counters, busy time per die and channel and what channels carried, energy, every
-//! relocation's statistics, the scheme's tasks, and what became of extra copies.
+//! relocation's statistics, what erases did, the scheme's tasks, and what became of extra copies.
 
 use super::*;
 
@@ -16,6 +16,7 @@ pub(super) struct Measurements {
     pub(super) relocs: RelocationStats,
     /// Relocations made by the scheme's own tasks, by reason.
     pub(super) tasks: TaskCounts,
-    pub(super) copy_counts: copies::CopyCounts,
-    pub(super) copy_batches: copies::CopyBatches,
+    pub(super) copy_counts: ftl::CopyCounts,
+    pub(super) copy_batches: ftl::CopyBatches,
+    pub(super) erases: ftl::EraseStats,
 }

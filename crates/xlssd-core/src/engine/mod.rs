@@ -1,28 +1,21 @@
 //! The simulator: runs the event loop over components that each own their state: the host
-//! interface (`host/`: requests, queues, admission, the host link), the
-//! controller (`controller_state.rs`: transactions, dies, channels, the write buffer, the
-//! cached mapping table), the FTL's state (`ftl_state.rs`: mapping, blocks, streams,
-//! policies, cleaning jobs, erases, extra copies), the read path's physics and decoding
-//! (`reliability.rs`) and the measurements (`measurements.rs`), with the scheme behind the
-//! seams (`crate::seams::Joined`). Each part of the data path lives in its own file as an
-//! `impl Simulator` block: host requests (`host/path.rs`), flash scheduling and timing
-//! (`flash_path`), cleaning and wear levelling (`gc_path`), erases (`erase_path`,
-//! `erase_suspend`), the cache tier (`cache_path`) and the rest named below.
+//! interface (`host/`: requests, queues, admission, the host link), the controller
+//! (`controller/`: transactions, dies, channels, the write buffer, the cached mapping
+//! table), the FTL's state (`ftl/`: mapping, blocks, streams, policies, cleaning jobs,
+//! erases, extra copies), the read path's physics and decoding (`reliability.rs`) and the
+//! measurements (`measurements.rs`), with the scheme behind the seams
+//! (`crate::seams::Joined`). A component's fields are private to its folder; the event
+//! handlers there (`impl Simulator` blocks) change them, and the rest of the engine calls
+//! the component's methods.
 
 mod cache_path;
-mod check;
 mod controller;
-mod copies;
-mod erase_path;
-mod ftl_state;
-mod gc_path;
-mod handles;
+mod ftl;
 mod host;
 mod measurements;
 mod payload;
 mod reliability;
 mod report_build;
-mod setup;
 mod tasks;
 
 use std::collections::VecDeque;
@@ -54,7 +47,7 @@ use crate::sim::{us_to_ns, EventQueue, Time};
 use crate::stats::relocation::RelocationStats;
 use crate::stats::{Busy, ChannelUse, Counters, Energy, LatencyStats};
 use controller::{Controller, Parked};
-use ftl_state::{EngineDivisors, FtlState, GcJob, PendingProgram, Streams};
+use ftl::FtlState;
 use host::{HostInterface, HostReq};
 use measurements::Measurements;
 pub use payload::{FinalReadStats, Payload, PayloadStats};
@@ -172,16 +165,6 @@ impl<'s> Simulator<'s> {
         let timing = Timing::new(cfg.timing_sections());
         let cap = cfg.capacity();
         let logical_pages = cap.logical_pages;
-        let (gc_threshold_blocks, gc_hard_blocks) = (cap.gc_threshold_blocks, cap.gc_hard_blocks);
-        let gc_stop_blocks = cap.gc_stop_blocks;
-
-        let host_streams = cfg.host_streams();
-        let streams = Streams { gc: host_streams, mapping: host_streams + 1, materialize: host_streams + 2 };
-        let mut blocks = BlockManager::new(&geo, host_streams + 3 + cfg.extra_gc_streams())?;
-        blocks.gc_reserve = cap.gc_reserve_blocks;
-        let handles = handles::Handles::new(cfg, logical_pages, streams.gc, host_streams + 3)?;
-
-        let entries_per_tpage = cap.entries_per_translation_page;
         // Translation pages exist (and move) only with a cached mapping table: the
         // capacity rule counts them then, and the map and the table of them follow it.
         let translation_pages = cap.translation_pages;
@@ -191,66 +174,21 @@ impl<'s> Simulator<'s> {
         };
         assert_eq!(cmt.is_some(), translation_pages > 0, "a cached mapping table comes with translation pages");
         let translations = Translations::new(translation_pages as usize);
-        let map = Mapping::new(logical_pages + translation_pages, geo.pages, cap.unit_pages)?;
-
-        let alloc: Box<dyn PlaneAllocator> = match cfg.ftl.allocation {
-            AllocationScheme::Static => Box::new(StaticCwdp::new(&geo)),
-            AllocationScheme::Dynamic => Box::new(DynamicLeastBusy::new(&geo)),
-        };
         let mut scheme = scheme;
-        if cap.unit_pages > 1 {
-            // Config::validate refused a scheme that handles single pages.
-            blocks.set_unit_pages(cap.unit_pages);
-        }
-        let wl: Box<dyn WearLeveler> = match scheme.wear_leveler() {
-            Some(wl) => wl,
-            None => Box::new(EraseCountLeveler::new(cfg.wl.dynamic, cfg.wl.static_enabled, cfg.wl.static_threshold)),
-        };
-        let victim =
-            selector(cfg.gc.policy, cfg.gc.rga_candidates, Xoshiro256PlusPlus::seed_from_u64(stream_seed(cfg.seed, SEED_GC)));
+        let ftl = FtlState::new(cfg, &geo, &cap, &mut scheme)?;
         let closed_loop = match source.preferred_queue_depth() {
             Some(qd) => Some(qd),
             None if cfg.host.replay == ReplayMode::Closed => Some(cfg.host.queue_depth),
             None => None,
         };
         let buffer_pages = cfg.cache.capacity_bytes / (geo.page_size as u64 * cap.unit_pages as u64);
-        // Sectors per logical page (one mapping unit).
-        let unit_sectors = geo.sectors_per_page() * cap.unit_pages as u64;
 
         let mut sim = Simulator {
             timing,
             q: EventQueue::new(),
             host: HostInterface::new(source, closed_loop, cfg),
             ctrl: Controller::new(&geo, cfg, buffer_pages, cmt, translations),
-            ftl: FtlState {
-                logical_pages,
-                div: EngineDivisors {
-                    unit_sectors: StrengthReducedU64::new(unit_sectors.max(1)),
-                    logical_pages: StrengthReducedU64::new(logical_pages.max(1)),
-                    tpage_entries: StrengthReducedU32::new((entries_per_tpage as u32).max(1)),
-                },
-                unit_pages: cap.unit_pages,
-                gc_unit_reads: Default::default(),
-                scratch_pages: Vec::new(),
-                map,
-                blocks,
-                streams,
-                handles,
-                victim,
-                alloc,
-                wl,
-                gc_jobs: vec![GcJob::NONE; geo.planes as usize],
-                blocked_programs: (0..geo.planes).map(|_| VecDeque::new()).collect(),
-                parked_programs: 0,
-                gc_threshold_blocks,
-                gc_stop_blocks,
-                gc_round: vec![false; geo.planes as usize],
-                gc_hard_blocks,
-                gc_translation_updates: vec![Vec::new(); geo.planes as usize],
-                copies: Default::default(),
-                erases: erase_path::Erases::new(geo.planes),
-                jobs_ahead_of_reads: 0,
-            },
+            ftl,
             measure: Measurements {
                 lat: Default::default(),
                 counters: Counters::default(),
@@ -262,6 +200,7 @@ impl<'s> Simulator<'s> {
                 relocs: RelocationStats::default(),
                 copy_counts: Default::default(),
                 copy_batches: Default::default(),
+                erases: Default::default(),
             },
             background_pending: false,
             rel: reliability::Reliability::new(cfg, geo.blocks, geo.pages, geo.channels, stream_seed(cfg.seed, SEED_PHYSICS))?,
@@ -283,12 +222,7 @@ impl<'s> Simulator<'s> {
             cfg: cfg.clone(),
         };
         let setup = std::time::Instant::now();
-        sim.scheme.set_up(&mut SetupCtx {
-            geo: &sim.geo,
-            blocks: &mut sim.ftl.blocks,
-            gc_threshold_blocks: &mut sim.ftl.gc_threshold_blocks,
-            gc_hard_blocks: &mut sim.ftl.gc_hard_blocks,
-        });
+        sim.scheme.set_up(&mut sim.ftl.setup_ctx(&sim.geo));
         sim.set_up_device(progress)?;
         sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)
@@ -296,7 +230,7 @@ impl<'s> Simulator<'s> {
 
     /// Logical capacity in pages.
     pub fn logical_pages(&self) -> u64 {
-        self.ftl.logical_pages
+        self.ftl.logical_pages()
     }
 
     /// Runs the workload to its end and returns the report.
@@ -347,11 +281,11 @@ impl<'s> Simulator<'s> {
             }
             break;
         }
-        if self.ftl.parked_programs > 0 && self.host.idle() {
+        if self.ftl.parked_programs() > 0 && self.host.idle() {
             return Err(Error::Stalled(format!(
                 "{} page writes still wait for a free block at the end of the run: no block could be cleaned in \
                  their planes (raise ftl.overprovisioning)",
-                self.ftl.parked_programs
+                self.ftl.parked_programs()
             )));
         }
         if !self.host.idle() {
@@ -392,7 +326,7 @@ impl<'s> Simulator<'s> {
 
     /// Checks where a payload goes and makes its store.
     fn payload_store(&self, p: &Payload) -> Result<payload::PayloadStore> {
-        if self.ftl.unit_pages > 1 {
+        if self.ftl.unit_pages() > 1 {
             return Err(Error::Config {
                 key: "mapping.unit_bytes".into(),
                 message: format!(
@@ -413,7 +347,7 @@ impl<'s> Simulator<'s> {
         let pages = p.data.len().div_ceil(page_bytes) as u64;
         let first = p.first_lba / spp;
         // With a cache tier the payload lies on the disk.
-        let capacity = if self.cfg.backing.enabled { self.host.logical_sectors() / spp } else { self.ftl.logical_pages };
+        let capacity = if self.cfg.backing.enabled { self.host.logical_sectors() / spp } else { self.ftl.logical_pages() };
         if self.cfg.backing.enabled && p.final_read_after_h.is_some() {
             return Err(Error::Config {
                 key: "payload.final_read_after_h".into(),
@@ -466,7 +400,7 @@ impl<'s> Simulator<'s> {
     /// every request has completed, the buffer holds nothing to write back, and no write
     /// waits for a free block.
     fn host_finished(&self) -> bool {
-        self.host.drained() && self.ctrl.buffer().used_slots() == 0 && self.ftl.parked_programs == 0
+        self.host.drained() && self.ctrl.buffer().used_slots() == 0 && self.ftl.parked_programs() == 0
     }
 
     /// Records the first error; the event loop stops after the current event.

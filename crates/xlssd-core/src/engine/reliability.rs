@@ -19,7 +19,7 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::seams::{
-    Attempt, CodeStrength, EraseControl, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
+    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
 };
 use crate::sim::Time;
 use crate::stats::LatencyStats;
@@ -428,10 +428,11 @@ impl Simulator<'_> {
         let rber = self.page_rber(t.ppn);
         let step = t.step as u32;
         let mut raw = self.cfg.ecc.skip_approximate && self.is_approximate(t.ppn);
-        // The attempt as the retry-table model and the read-retry hook see it, built once
-        // for a read that is decoded.
+        // The attempt as the retry-table model and the read-retry hook see it, built once,
+        // and only when one of them will read it (building it for every read costs about 5%
+        // of a replay with the physics on).
         let table = self.table_steps() > 0 && !raw;
-        let attempt = (!raw).then(|| self.attempt(id, rber));
+        let attempt = (table || (!raw && self.scheme.claims(Hook::ReadRetry))).then(|| self.attempt(id, rber));
         if let Some(a) = attempt.filter(|_| step == 0) {
             raw = !self.scheme.decode(&a);
         }
@@ -654,7 +655,7 @@ impl Simulator<'_> {
     pub(super) fn probe_rber(&self, block: u32, when: Probe) -> Option<f64> {
         let rel = self.rel.as_ref()?;
         let first = self.geo.ppn(block, 0);
-        if when != Probe::Erased && self.ftl.blocks.is_programmed(first) {
+        if when != Probe::Erased && self.ftl.blocks().is_programmed(first) {
             return Some(self.page_rber(first));
         }
         if when == Probe::Idle {
@@ -712,9 +713,9 @@ impl Simulator<'_> {
             }
             let on_flash = self
                 .ftl
-                .map
+                .map()
                 .get(lpn as u32)
-                .filter(|&ppn| !self.ctrl.buffer().contains(lpn as u32) && self.ftl.blocks.is_programmed(ppn));
+                .filter(|&ppn| !self.ctrl.buffer().contains(lpn as u32) && self.ftl.blocks().is_programmed(ppn));
             let found = match on_flash {
                 None => FinalPage { rber: None, approximate: false, raw: false },
                 Some(ppn) => self.settled_read(ppn, clock_h),

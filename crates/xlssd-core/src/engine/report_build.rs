@@ -53,7 +53,7 @@ impl Simulator<'_> {
     /// The channels' time split by what it carried; failed read data is counted by the read
     /// path, per page moved.
     fn erase_report(&self) -> crate::report::EraseReport {
-        let s = &self.ftl.erases.stats;
+        let s = &self.measure.erases;
         let n = s.erases.max(1) as f64;
         let last = s.by_loops.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
         crate::report::EraseReport {
@@ -77,7 +77,7 @@ impl Simulator<'_> {
     }
 
     fn suspension_report(&self) -> crate::report::SuspensionReport {
-        let s = &self.ftl.erases.stats;
+        let s = &self.measure.erases;
         crate::report::SuspensionReport {
             erase: s.erase_suspensions,
             program: s.program_suspensions,
@@ -180,7 +180,7 @@ impl Simulator<'_> {
         let simulated_ns = self.q.now();
         let span_ns = self.host.span_ns();
         let c = &self.measure.counters;
-        let ec = &self.ftl.blocks.erase_count;
+        let ec = &self.ftl.blocks().erase_count;
         let n = ec.len() as f64;
         let mean = ec.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = ec.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
@@ -202,7 +202,7 @@ impl Simulator<'_> {
             },
             backing: self.backing_report(simulated_ns),
             ftl: FtlReport {
-                logical_pages: self.ftl.logical_pages,
+                logical_pages: self.ftl.logical_pages(),
                 physical_pages: self.geo.pages as u64,
                 host_pages_read: c.host_pages_read,
                 host_pages_written: c.host_pages_written,
@@ -241,14 +241,14 @@ impl Simulator<'_> {
                 sealed: SealedReport { blocks: c.sealed_blocks, unused_pages: c.sealed_unused_pages },
                 relocations: self.measure.relocs.report(),
                 copies: self.copies_report(),
-                placement: self.ftl.handles.report(),
+                placement: self.ftl.handles().report(),
             },
             nand: NandReport {
                 reads: c.flash_reads,
                 programs: c.flash_programs,
                 erases: c.flash_erases,
                 multiplane_ops: c.multiplane_ops,
-                erase_suspensions: self.ftl.erases.stats.erase_suspensions,
+                erase_suspensions: self.measure.erases.erase_suspensions,
                 erase: self.erase_report(),
                 suspensions: self.suspension_report(),
                 erase_count: EraseCountReport {
@@ -258,7 +258,7 @@ impl Simulator<'_> {
                     stddev: round6(var.sqrt()),
                 },
                 effective_wear: {
-                    let w = &self.ftl.blocks.effective_wear;
+                    let w = &self.ftl.blocks().effective_wear;
                     let total: f64 = w.iter().map(|&x| x as f64).sum();
                     EffectiveWearReport {
                         total: round6(total),

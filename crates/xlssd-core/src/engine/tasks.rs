@@ -22,11 +22,11 @@ impl Simulator<'_> {
     /// Runs the task in idle planes; looks again later while the host runs.
     pub(super) fn background(&mut self) {
         self.background_pending = false;
-        let busy: Vec<bool> = self.ftl.gc_jobs.iter().map(|j| j.active()).collect();
+        let busy: Vec<bool> = (0..self.geo.planes).map(|p| self.ftl.gc_job(p).active()).collect();
         let mut moves = Vec::new();
         let ctx = BackgroundCtx {
             geo: &self.geo,
-            blocks: &self.ftl.blocks,
+            blocks: self.ftl.blocks(),
             busy: &busy,
             host_idle_ns: self.host.idle_for(self.now()),
             now: self.now(),
@@ -36,7 +36,7 @@ impl Simulator<'_> {
         let mut probes = Vec::new();
         self.scheme.probes(&ctx, &mut probes);
         for m in moves {
-            let idle = !self.ftl.gc_jobs[m.plane as usize].active();
+            let idle = !self.ftl.gc_job(m.plane).active();
             if idle && self.geo.plane_of_block(m.block) == m.plane && self.closed_or_sealed(m.block) {
                 self.start_relocation(m.plane, m.block, Reason::Task(m.reason));
             } else {

@@ -42,7 +42,7 @@ impl Simulator<'_> {
         self.measure.die_busy[die as usize].add(activity, now - op.start);
         // A restarted pulse loses what it had done.
         let left = if rule.restart {
-            self.ftl.erases.stats.restart_lost_ns += active.duration - left;
+            self.measure.erases.restart_lost_ns += active.duration - left;
             active.duration
         } else {
             left
@@ -54,7 +54,7 @@ impl Simulator<'_> {
         d.active = None;
         d.op.phase = Phase::Idle;
         d.suspend_penalty = rule.suspend_ns;
-        let s = &mut self.ftl.erases.stats;
+        let s = &mut self.measure.erases;
         s.suspend_ns += rule.suspend_ns;
         if op.class == OpClass::Erase {
             s.erase_suspensions += 1;
@@ -67,8 +67,7 @@ impl Simulator<'_> {
     /// with writes parked for want of a block (cleaning then goes ahead of host writes).
     pub(in crate::engine) fn writes_wait_for_blocks(&self, die: u32) -> bool {
         let ppd = self.geo.planes_per_die;
-        (die * ppd..(die + 1) * ppd)
-            .any(|p| self.ftl.blocks.free_count(p) < self.ftl.gc_hard_blocks || !self.ftl.blocked_programs[p as usize].is_empty())
+        (die * ppd..(die + 1) * ppd).any(|p| self.ftl.short_of_blocks(p))
     }
 
     /// Resumes the suspended operation of an idle `die` once no read waits; true if it did.

@@ -1,281 +1,21 @@
-//! From a page access to the flash: allocation and remapping, the cached mapping table,
-//! per-die queues, multi-plane commands, channel arbitration and operation timing.
+//! From a transaction to the flash: per-die queues, multi-plane commands, channel
+//! arbitration, operation timing, and each command's completion.
 
-use super::super::erase_path::LoopEnd;
-use super::super::{Ev, PendingProgram, Simulator};
-use super::Parked;
+use super::super::ftl::LoopEnd;
+use super::super::{Ev, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
-use crate::ftl::policy::AllocContext;
 use crate::nand::Ppn;
-use crate::seams::{Hook, Observer, Placement, ProgramModes, ReadKind, ReadRetry, Target, WriteKind};
+use crate::seams::{Hook, ProgramModes, ReadKind, ReadRetry};
 use crate::sim::Time;
 use crate::stats::Activity;
 
 impl Simulator<'_> {
-    /// The plane a logical page of `stream` is written to, as the allocation policy decides.
-    pub(in crate::engine) fn alloc_plane(&mut self, lpn: u32, stream: u32) -> u32 {
-        let ctx = AllocContext { die_load: &self.ctrl.die_load, blocks: &self.ftl.blocks, stream };
-        self.ftl.alloc.plane_for(lpn, &ctx)
-    }
-
-    /// Writes a logical page to a new physical page (host data, a buffer flush, a GC copy or
-    /// a translation page). `plane` fixes the plane (GC copies stay in their plane). A host
-    /// write first needs its mapping entry, and takes its page only once it has it, so that
-    /// pages of a block are handed out in the order they are sent to the die.
-    pub(in crate::engine) fn program_page(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
-        if kind == TxnKind::HostWrite && self.ctrl.cmt.is_some() {
-            self.with_mapping(lpn, Parked::Write { lpn, owner }, true);
-        } else {
-            self.place_program(lpn, owner, kind, plane);
-        }
-    }
-
-    /// Allocates the page for a write, remaps, and sends the program to its die; or parks
-    /// the write until its plane has a free block.
-    fn place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>) {
-        self.try_place_program(lpn, owner, kind, plane, true);
-    }
-
-    /// As [`Self::place_program`]; `first_try` is false when retrying a parked write, so
-    /// that each write that had to wait is counted once.
-    fn try_place_program(&mut self, lpn: u32, owner: u32, kind: TxnKind, plane: Option<u32>, first_try: bool) {
-        let default_stream = match kind {
-            TxnKind::GcWrite if self.ftl.handles.offered() => self.ftl.handles.gc_stream(lpn),
-            TxnKind::GcWrite => self.ftl.streams.gc,
-            TxnKind::MapWrite => self.ftl.streams.mapping,
-            TxnKind::HostWrite if self.ftl.handles.offered() => self.ftl.handles.host_stream(lpn),
-            _ => 0,
-        };
-        let fixed = plane;
-        let mut plane = plane.unwrap_or_else(|| self.alloc_plane(lpn, default_stream));
-        let default = Target { stream: default_stream, privileged: kind == TxnKind::GcWrite };
-        let write = write_kind(kind);
-        let mut target = self.target_in(plane, lpn, write, default);
-        // The plane was chosen for the default stream; if the scheme sends the page to
-        // another stream that has no room there, a free plane is chosen for that stream
-        // (otherwise dynamic allocation could pile a stream's data into a full plane).
-        if fixed.is_none()
-            && !self.ftl.alloc.is_static()
-            && target.stream != default_stream
-            && !self.ftl.blocks.can_allocate(plane, target.stream, target.privileged)
-        {
-            let other = self.alloc_plane(lpn, target.stream);
-            if other != plane {
-                plane = other;
-                target = self.target_in(plane, lpn, write, default);
-            }
-        }
-        let Target { stream, privileged } = target;
-        if !self.ftl.blocks.can_allocate(plane, stream, privileged) {
-            self.ftl.blocked_programs[plane as usize].push_back(PendingProgram { lpn, owner, kind });
-            self.ftl.parked_programs += 1;
-            if first_try {
-                self.measure.counters.blocked_writes += 1;
-            }
-            if self.ftl.alloc.is_static() || kind == TxnKind::GcWrite {
-                self.maybe_start_gc(plane);
-            } else {
-                // Dynamic allocation found no plane with room: any plane may clean for it.
-                for p in 0..self.geo.planes {
-                    self.maybe_start_gc(p);
-                }
-            }
-            return;
-        }
-        let Some(ppn) = self.ftl.blocks.allocate(plane, stream, privileged, &mut *self.ftl.wl) else {
-            self.invariant(format!("plane {plane} had room for stream {stream} but allocation failed"));
-            return;
-        };
-        self.tell_placed(plane, default, lpn, write, ppn, stream);
-        if kind == TxnKind::HostWrite && !self.ftl.copies.is_empty() {
-            self.drop_copies_of(lpn);
-        }
-        self.remap(lpn, ppn);
-        if kind == TxnKind::GcWrite {
-            self.note_relocated_mapping(lpn, plane);
-            if self.ftl.handles.offered() {
-                self.ftl.handles.count_relocated(lpn, self.ftl.unit_pages as u64);
-            }
-        }
-        self.enqueue(Txn { kind, ppn, lpn, owner, plane, step: 0, reference: 0 });
-        self.maybe_start_gc(plane);
-    }
-
-    /// Tells the placement scheme where a write went.
-    pub(in crate::engine) fn tell_placed(
-        &mut self,
-        plane: u32,
-        default: Target,
-        lpn: u32,
-        write: WriteKind,
-        ppn: Ppn,
-        stream: u32,
-    ) {
-        let (clock, now) = (self.retention_clock(), self.now());
-        let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
-        self.scheme.placed(&mut ctx, lpn, write, ppn, stream);
-    }
-
-    /// Where the scheme sends a page write in `plane` (`default` for the baseline).
-    pub(in crate::engine) fn target_in(&mut self, plane: u32, lpn: u32, write: WriteKind, default: Target) -> Target {
-        let (clock, now) = (self.retention_clock(), self.now());
-        let mut ctx = self.ftl.place_ctx(&self.geo, plane, default, clock, now);
-        self.scheme.target(&mut ctx, lpn, write, plane)
-    }
-
-    /// Retries page writes that waited for a free block in `plane`.
-    pub(in crate::engine) fn retry_blocked_programs(&mut self, plane: u32) {
-        let n = self.ftl.blocked_programs[plane as usize].len();
-        for _ in 0..n {
-            let Some(p) = self.ftl.blocked_programs[plane as usize].pop_front() else { break };
-            self.ftl.parked_programs -= 1;
-            let fixed = (p.kind == TxnKind::GcWrite || self.ftl.alloc.is_static()).then_some(plane);
-            self.try_place_program(p.lpn, p.owner, p.kind, fixed, false);
-        }
-    }
-
-    /// Points `lpn` at the unit starting at `ppn`, invalidating the pages it held before.
-    fn remap(&mut self, lpn: u32, ppn: Ppn) {
-        let now = self.now();
-        let unit = self.ftl.unit_pages as Ppn;
-        if let Some(old) = self.ftl.map.set(lpn, ppn) {
-            for old in old..old + unit {
-                if self.ftl.blocks.is_valid(old) {
-                    self.invalidate_page(old, now);
-                }
-            }
-        }
-        for p in ppn..ppn + unit {
-            self.set_page_valid(p, now);
-        }
-    }
-
-    /// Marks a valid page's data stale, telling the scheme, and erases its block if it was
-    /// a victim's last valid page.
-    #[inline]
-    pub(in crate::engine) fn invalidate_page(&mut self, ppn: Ppn, now: Time) {
-        self.ftl.blocks.invalidate(ppn, now);
-        if self.observed {
-            self.scheme.validity(ppn, false);
-        }
-        self.after_invalidate(ppn);
-    }
-
-    /// Marks a page's data valid, telling the scheme.
-    pub(in crate::engine) fn set_page_valid(&mut self, ppn: Ppn, now: Time) {
-        self.ftl.blocks.set_valid(ppn, now);
-        if self.observed {
-            self.scheme.validity(ppn, true);
-        }
-    }
-
-    /// Goes on with `work` once the mapping entry of `lpn` is in the cached mapping table,
-    /// reading its translation page first on a miss.
-    pub(in crate::engine) fn with_mapping(&mut self, lpn: u32, work: Parked, write: bool) {
-        let Some(cmt) = self.ctrl.cmt.as_mut() else {
-            self.resume(work);
-            return;
-        };
-        if cmt.touch(lpn) {
-            if write {
-                cmt.mark_dirty(lpn);
-            }
-            self.measure.counters.cmt_hits += 1;
-            self.resume(work);
-            return;
-        }
-        self.measure.counters.cmt_misses += 1;
-        let tvpn = lpn / self.ftl.div.tpage_entries;
-        let tlpn = self.ftl.logical_pages as u32 + tvpn;
-        if let Some(waiters) = self.ctrl.translations.waiting_for(tvpn) {
-            waiters.push((lpn, work, write));
-            return;
-        }
-        match self.ftl.map.get(tlpn) {
-            Some(tppn) if self.ftl.blocks.is_programmed(tppn) => {
-                self.ctrl.translations.start_read(tvpn, (lpn, work, write));
-                let plane = self.geo.plane_of_block(self.geo.block_of(tppn));
-                self.enqueue(Txn { kind: TxnKind::MapRead, ppn: tppn, lpn: tvpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
-            }
-            // Never written, or still in the controller on its way to flash: nothing to read.
-            _ => self.mapping_loaded(lpn, work, write),
-        }
-    }
-
-    /// A translation page arrived: cache the entries its waiters need and let them go on.
-    fn map_read_done(&mut self, tvpn: u32) {
-        let mut waiters = std::mem::take(&mut self.ctrl.arrived_waiters);
-        self.ctrl.translations.finish_read(tvpn, &mut waiters);
-        for &(lpn, work, write) in &waiters {
-            self.mapping_loaded(lpn, work, write);
-        }
-        // Kept for the next read: a miss is frequent enough for its allocation to show.
-        self.ctrl.arrived_waiters = waiters;
-    }
-
-    fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
-        let evicted = self.ctrl.cmt.as_mut().and_then(|c| c.insert(lpn, write));
-        if let Some((old, true)) = evicted {
-            self.write_back_translation(old / self.ftl.div.tpage_entries);
-        }
-        self.resume(work);
-    }
-
-    fn resume(&mut self, work: Parked) {
-        match work {
-            Parked::Read(txn) => self.enqueue(txn),
-            Parked::Write { lpn, owner } => self.place_program(lpn, owner, TxnKind::HostWrite, None),
-        }
-    }
-
-    /// GC moved `lpn`: its entry changes. A cached entry is marked changed; otherwise its
-    /// translation page must be rewritten, once per GC job however many of its entries the
-    /// job moved (see [`Self::write_back_gc_translations`]).
-    fn note_relocated_mapping(&mut self, lpn: u32, plane: u32) {
-        if (lpn as u64) >= self.ftl.logical_pages {
-            return; // a translation page: its location lives in DRAM (the GTD)
-        }
-        let Some(cmt) = self.ctrl.cmt.as_mut() else { return };
-        if !cmt.mark_dirty(lpn) {
-            self.ftl.gc_translation_updates[plane as usize].push(lpn / self.ftl.div.tpage_entries);
-        }
-    }
-
-    /// Writes the translation pages a plane's GC job changed, each once.
-    pub(in crate::engine) fn write_back_gc_translations(&mut self, plane: u32) {
-        let mut pages = std::mem::take(&mut self.ftl.gc_translation_updates[plane as usize]);
-        pages.sort_unstable();
-        pages.dedup();
-        for &tvpn in &pages {
-            self.write_back_translation(tvpn);
-        }
-        pages.clear();
-        self.ftl.gc_translation_updates[plane as usize] = pages;
-    }
-
-    /// Retries parked writes in every plane (dynamic allocation may place them anywhere).
-    pub(in crate::engine) fn retry_all_blocked_programs(&mut self) {
-        for plane in 0..self.geo.planes {
-            if !self.ftl.blocked_programs[plane as usize].is_empty() {
-                self.retry_blocked_programs(plane);
-            }
-        }
-    }
-
-    /// Programs translation page `tvpn` unless a write of it is already on its way.
-    pub(in crate::engine) fn write_back_translation(&mut self, tvpn: u32) {
-        if self.ctrl.translations.start_write(tvpn) {
-            let tlpn = self.ftl.logical_pages as u32 + tvpn;
-            self.program_page(tlpn, NO_OWNER, TxnKind::MapWrite, None);
-        }
-    }
-
     pub(in crate::engine) fn enqueue(&mut self, t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
-            self.ftl.erases.stats.host_reads_meeting_erase += 1;
+            self.measure.erases.host_reads_meeting_erase += 1;
         }
         match t.kind.op() {
             OpClass::Program => self.queue_deferred_loop(t.ppn),
@@ -375,8 +115,7 @@ impl Simulator<'_> {
         // Whether GC goes ahead of host writes matters only when GC has work queued here.
         let foreground =
             !self.ctrl.dies[die as usize].queues[QueueClass::Gc as usize].is_empty() && self.writes_wait_for_blocks(die);
-        let ahead = self.ftl.jobs_ahead_of_reads > 0
-            && self.ftl.gc_jobs[(first_plane as usize)..(first_plane + ppd) as usize].iter().any(|j| j.ahead_of_reads);
+        let ahead = self.ftl.ahead_of_reads_in(first_plane..first_plane + ppd);
         let order = if ahead {
             [QueueClass::Gc, QueueClass::Read, QueueClass::Write]
         } else if foreground {
@@ -448,7 +187,7 @@ impl Simulator<'_> {
         let cmd = self.timing.cmd_ns;
         self.measure.chan_use.command_ns += cmd;
         let inbound = match class {
-            OpClass::Program => cmd + n * self.ftl.unit_pages as Time * self.timing.page_xfer_ns,
+            OpClass::Program => cmd + n * self.ftl.unit_pages() as Time * self.timing.page_xfer_ns,
             OpClass::Read | OpClass::Erase => cmd,
         };
         self.request_channel(die, inbound, false);
@@ -457,22 +196,24 @@ impl Simulator<'_> {
     /// Whether `ppn` may be programmed now: every earlier page of its block has finished,
     /// or is in the command whose completion is being handled (its pages are counted as
     /// they are handled, and a command started meanwhile comes after it).
+    #[inline]
     fn next_to_program(&self, ppn: Ppn) -> bool {
         if self.awaits_deferred_loop(ppn) {
             return false;
         }
-        if self.ftl.blocks.is_next_to_program(ppn) {
+        if self.ftl.blocks().is_next_to_program(ppn) {
             return true;
         }
         let block = self.geo.block_of(ppn);
         self.ctrl.finishing.iter().any(|&q| {
             self.geo.block_of(q) == block
-                && self.ftl.blocks.is_next_to_program(q)
-                && self.ftl.blocks.rank(ppn) == self.ftl.blocks.rank(q) + self.ftl.unit_pages
+                && self.ftl.blocks().is_next_to_program(q)
+                && self.ftl.blocks().rank(ppn) == self.ftl.blocks().rank(q) + self.ftl.unit_pages()
         })
     }
 
     /// Asks for the die's channel for `duration`; read data going out is served first.
+    #[inline]
     fn request_channel(&mut self, die: u32, duration: Time, outbound: bool) {
         if duration == 0 {
             self.channel_phase_done(die);
@@ -567,10 +308,10 @@ impl Simulator<'_> {
                     let ppn = self.ctrl.txns.get(id).ppn;
                     // A unit of several pages programs each of them in turn.
                     let first = self.geo.page_in_block(ppn);
-                    let base: Time = if self.ftl.unit_pages == 1 {
+                    let base: Time = if self.ftl.unit_pages() == 1 {
                         self.timing.program_ns(page_type)
                     } else {
-                        (first..first + self.ftl.unit_pages).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
+                        (first..first + self.ftl.unit_pages()).map(|p| self.timing.program_ns(self.geo.page_type(p))).sum()
                     };
                     let factor = self.program_time_factor(ppn) * self.mode_time_factor(ppn);
                     let t = crate::sim::round_u64(base as f64 * factor);
@@ -721,7 +462,9 @@ impl Simulator<'_> {
             self.try_start_die(die);
             return;
         }
-        let sensed = (op.class == OpClass::Read).then(|| {
+        // Only for a scheme whose read path looks: filling the list for every command costs
+        // about 3% of a replay without physics.
+        let sensed = (op.class == OpClass::Read && self.scheme.claims(Hook::ReadPath)).then(|| {
             let mut sensed = [(0 as Ppn, TxnKind::HostRead); MAX_PLANES];
             for (i, &id) in op.txns().iter().enumerate() {
                 let t = self.ctrl.txns.get(id);
@@ -732,7 +475,7 @@ impl Simulator<'_> {
         for &id in op.txns() {
             match op.class {
                 OpClass::Read => self.measure.counters.flash_reads += 1,
-                OpClass::Program => self.measure.counters.flash_programs += self.ftl.unit_pages as u64,
+                OpClass::Program => self.measure.counters.flash_programs += self.ftl.unit_pages() as u64,
                 OpClass::Erase => {} // settled above
             }
             if op.class == OpClass::Read && self.rel.is_some() {
@@ -767,7 +510,7 @@ impl Simulator<'_> {
                 self.page_done(t.owner);
             }
             TxnKind::HostWrite => {
-                self.measure.counters.host_flash_programs += self.ftl.unit_pages as u64;
+                self.measure.counters.host_flash_programs += self.ftl.unit_pages() as u64;
                 self.program_finished(t.ppn);
                 if self.payload.is_some() {
                     if let Some(page) = self.payload_page(t.owner, t.lpn, true) {
@@ -784,7 +527,7 @@ impl Simulator<'_> {
             TxnKind::MapWrite => {
                 self.measure.counters.mapping_writes += 1;
                 self.program_finished(t.ppn);
-                self.ctrl.translations.finish_write(t.lpn - self.ftl.logical_pages as u32);
+                self.ctrl.translations.finish_write(t.lpn - self.ftl.logical_pages() as u32);
             }
             TxnKind::MapRead => {
                 self.measure.counters.mapping_reads += 1;
@@ -802,36 +545,9 @@ impl Simulator<'_> {
         }
     }
 
-    fn program_finished(&mut self, ppn: Ppn) {
-        self.ctrl.finishing.retain(|&q| q != ppn);
-        // A program writes a whole unit, its pages in order.
-        for p in ppn..ppn + self.ftl.unit_pages as Ppn {
-            if let Err(m) = self.ftl.blocks.program_done(p) {
-                self.invariant(m);
-                return;
-            }
-            self.note_program(p);
-        }
-        // A block becomes a GC candidate when its last program finishes.
-        let block = self.geo.block_of(ppn);
-        if self.ftl.blocks.programmed[block as usize] == self.geo.pages_per_block {
-            let plane = self.geo.plane_of_block(block);
-            self.maybe_start_gc(plane);
-        }
-    }
-
     pub(in crate::engine) fn invariant(&mut self, message: String) {
         let e = Error::Invariant { time_ns: self.now(), message };
         self.fail(e);
-    }
-}
-
-/// The hooks' name for a page write.
-fn write_kind(kind: TxnKind) -> WriteKind {
-    match kind {
-        TxnKind::GcWrite | TxnKind::CopyWrite => WriteKind::Relocation,
-        TxnKind::MapWrite => WriteKind::Mapping,
-        _ => WriteKind::Host,
     }
 }
 

@@ -1,11 +1,14 @@
 //! The controller: what sits between the FTL and the flash. It owns the transactions in
 //! flight, each die's queues and running command, the channels, the per-die load the
 //! allocator reads, the DRAM write buffer and its write-back mode, and the cached mapping
-//! table with its translation reads and writes in flight. The flash path (`flash_path.rs`)
-//! schedules on it.
+//! table with its translation reads and writes in flight. Its fields are its own: the flash
+//! path (`flash_path.rs`), the mapping table's traffic (`mapping_cache.rs`) and erase
+//! suspension (`erase_suspend.rs`) act on them; the rest of the engine goes through the
+//! methods below.
 
 mod erase_suspend;
 mod flash_path;
+mod mapping_cache;
 
 pub(super) use flash_path::read_kind;
 
@@ -106,6 +109,16 @@ impl Controller {
             return false;
         }
         self.eager_flush || self.write_back_all || self.buffer.is_full()
+    }
+
+    /// Each die's queued and running transactions, as the allocator weighs them.
+    pub(super) fn die_load(&self) -> &[u32] {
+        &self.die_load
+    }
+
+    /// A page of the program command being completed is now counted programmed.
+    pub(super) fn counted_programmed(&mut self, ppn: crate::nand::Ppn) {
+        self.finishing.retain(|&q| q != ppn);
     }
 
     /// The cached mapping table, when the mapping is cached (`mapping.cached_entries`).

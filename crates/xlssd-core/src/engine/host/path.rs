@@ -8,7 +8,7 @@ use crate::controller::buffer::Insert;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::error::Error;
 use crate::host::{Op, Request, RequestSource};
-use crate::seams::{HostWrite, Observer, Placement};
+use crate::seams::{HostWrite, Placement};
 use crate::sim::Time;
 
 /// Requests taken from the source before their turn to be scheduled, so that their mapping
@@ -62,8 +62,8 @@ impl Simulator<'_> {
     /// is read ahead, [`READ_AHEAD`] arrivals earlier, the memory latency passes while other
     /// events run.
     fn prefetch_entries(&self, lba: u64) {
-        let lpn = lba / self.ftl.div.unit_sectors;
-        self.ftl.map.prefetch(lpn);
+        let lpn = lba / self.ftl.div().unit_sectors;
+        self.ftl.map().prefetch(lpn);
         if let Some(cmt) = self.ctrl.cmt() {
             cmt.prefetch(lpn as u32);
         }
@@ -104,8 +104,8 @@ impl Simulator<'_> {
 
     /// What a placement scheme is told of write request `r` starting at sector `lba`.
     fn host_write_of(&self, r: &Request, lba: u64) -> HostWrite {
-        let first_lpn = lba / self.ftl.div.unit_sectors;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
+        let first_lpn = lba / self.ftl.div().unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div().unit_sectors;
         self.host_write_at(r, lba, first_lpn, (last_lpn - first_lpn + 1) as u32)
     }
 
@@ -120,7 +120,7 @@ impl Simulator<'_> {
             context: r.context,
             handle: r.handle,
             tolerance: r.tolerance,
-            logical_pages: self.ftl.logical_pages,
+            logical_pages: self.ftl.logical_pages(),
         }
     }
 
@@ -162,8 +162,8 @@ impl Simulator<'_> {
                 return;
             }
         };
-        let handle = if r.op == Op::Write && self.ftl.handles.offered() {
-            match self.ftl.handles.of_request(r.handle, self.host.source.name(), self.host.submitted) {
+        let handle = if r.op == Op::Write && self.ftl.handles().offered() {
+            match self.ftl.handles().of_request(r.handle, self.host.source.name(), self.host.submitted) {
                 Ok(h) => h,
                 Err(e) => {
                     self.fail(e);
@@ -186,10 +186,11 @@ impl Simulator<'_> {
     }
 
     /// A request in flight for `r` from sector `lba`; counted outstanding.
+    #[inline]
     pub(in crate::engine) fn new_request(&mut self, r: &Request, lba: u64, handle: u8, tag: Option<u32>) -> u32 {
         let now = self.now();
-        let first_lpn = lba / self.ftl.div.unit_sectors;
-        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div.unit_sectors;
+        let first_lpn = lba / self.ftl.div().unit_sectors;
+        let last_lpn = (lba + r.sectors as u64 - 1) / self.ftl.div().unit_sectors;
         let n_pages = (last_lpn - first_lpn + 1) as u32;
         // A read of a unit of several pages reads only the pages it touches, each one a page
         // of the request to finish; a write programs whole units.
@@ -233,10 +234,10 @@ impl Simulator<'_> {
                 }
             }
             Op::Write => {
-                if self.ftl.handles.offered() {
+                if self.ftl.handles().offered() {
                     for i in 0..n_pages {
                         let lpn = self.page_of(id, i);
-                        self.ftl.handles.wrote(lpn, handle);
+                        self.ftl.handles_mut().wrote(lpn, handle);
                     }
                 }
                 let w = self.host_write_at(r, lba, first_lpn, n_pages);
@@ -257,7 +258,7 @@ impl Simulator<'_> {
     /// A write request's data is in the controller: merge its partial units, then buffer
     /// or program it.
     pub(in crate::engine) fn write_data_in(&mut self, id: u32) {
-        if self.ftl.unit_pages > 1 && self.read_for_merge(id) > 0 {
+        if self.ftl.unit_pages() > 1 && self.read_for_merge(id) > 0 {
             return;
         }
         self.write_merged(id);
@@ -267,7 +268,7 @@ impl Simulator<'_> {
     /// hold data on flash (read-modify-write); returns how many reads were issued.
     fn read_for_merge(&mut self, id: u32) -> u32 {
         let r = self.host.reqs[id as usize];
-        let n = self.ftl.unit_pages as u64;
+        let n = self.ftl.unit_pages() as u64;
         let sectors = r.bytes / crate::host::SECTOR_BYTES;
         let mut reads = 0;
         // Only the first and the last unit can be partly covered.
@@ -279,11 +280,11 @@ impl Simulator<'_> {
                 continue;
             }
             // The buffer or an unfinished program holds the unit's data: merged in DRAM.
-            let Some(base) = self.ftl.map.get(lpn).filter(|_| !self.ctrl.buffer().contains(lpn)) else { continue };
+            let Some(base) = self.ftl.map().get(lpn).filter(|_| !self.ctrl.buffer().contains(lpn)) else { continue };
             let plane = self.geo.plane_of_block(self.geo.block_of(base));
             for page in (0..n).filter(|p| !covered.contains(p)) {
                 let ppn = base + page;
-                if !self.ftl.blocks.is_programmed(ppn) {
+                if !self.ftl.blocks().is_programmed(ppn) {
                     continue;
                 }
                 self.measure.counters.rmw_reads += 1;
@@ -298,7 +299,7 @@ impl Simulator<'_> {
     /// The pages of logical page `unit` (numbered before wrapping, as `first_lpn + i`) that
     /// sectors `lba..lba + sectors` touch, numbered within it.
     fn pages_touched(&self, lba: u64, sectors: u64, unit: u64) -> std::ops::RangeInclusive<u64> {
-        let n = self.ftl.unit_pages as u64;
+        let n = self.ftl.unit_pages() as u64;
         let (first, last) = (self.geo.page_of_sector(lba), self.geo.page_of_sector(lba + sectors - 1));
         let start = unit * n;
         first.max(start) - start..=last.min(start + n - 1) - start
@@ -319,9 +320,9 @@ impl Simulator<'_> {
         // In flash pages: a request of part of a unit writes fewer pages than its units hold,
         // and the difference is what the unit's program adds.
         self.measure.counters.host_pages_written += self.host.reqs[id as usize].flash_pages as u64;
-        if self.ftl.handles.offered() {
+        if self.ftl.handles().offered() {
             let r = &self.host.reqs[id as usize];
-            self.ftl.handles.count_host(r.handle, r.flash_pages as u64);
+            self.ftl.handles_mut().count_host(r.handle, r.flash_pages as u64);
         }
         if self.ctrl.buffer().enabled() {
             if !self.buffer_pages(id) {
@@ -352,7 +353,7 @@ impl Simulator<'_> {
 
     /// Logical page `i` of a request (wrapping at the end of the logical space).
     fn page_of(&self, req: u32, i: u32) -> u32 {
-        ((self.host.reqs[req as usize].first_lpn + i as u64) % self.ftl.div.logical_pages) as u32
+        ((self.host.reqs[req as usize].first_lpn + i as u64) % self.ftl.div().logical_pages) as u32
     }
 
     /// Reads page `page` of logical page (unit) `lpn` for request `req`.
@@ -363,7 +364,7 @@ impl Simulator<'_> {
             self.page_from_dram(req);
             return;
         }
-        let ppn = match self.ftl.map.get(lpn) {
+        let ppn = match self.ftl.map().get(lpn) {
             Some(ppn) => ppn,
             None => {
                 self.measure.counters.unmapped_reads += 1;
@@ -382,7 +383,7 @@ impl Simulator<'_> {
             }
         };
         let ppn = ppn + page as crate::nand::Ppn;
-        if !self.ftl.blocks.is_programmed(ppn) {
+        if !self.ftl.blocks().is_programmed(ppn) {
             // The page's program is still in flight: its data is still in the controller.
             self.measure.counters.inflight_read_hits += 1;
             self.page_from_dram(req);
@@ -401,33 +402,7 @@ impl Simulator<'_> {
     fn relocations_on_die(&self, plane: u32) -> u16 {
         let per_die = self.geo.planes_per_die;
         let first = plane - plane % per_die;
-        (first..first + per_die)
-            .map(|p| &self.ftl.gc_jobs[p as usize])
-            .filter(|j| j.active())
-            .fold(0, |mask, j| mask | 1 << j.stats)
-    }
-
-    /// Gives a never-written page a physical home, as if it had been written before the run.
-    fn materialize(&mut self, lpn: u32) -> Option<crate::nand::Ppn> {
-        let stream = self.ftl.streams.materialize;
-        let plane = self.alloc_plane(lpn, stream);
-        if !self.ftl.blocks.can_allocate(plane, stream, false) {
-            return None;
-        }
-        let ppn = self.ftl.blocks.allocate(plane, stream, false, &mut *self.ftl.wl)?;
-        self.ftl.map.set(lpn, ppn);
-        self.scheme.materialized(lpn, ppn);
-        // Materialised pages have their own blocks, so finishing them at once keeps every
-        // block's program order.
-        for p in ppn..ppn + self.ftl.unit_pages as crate::nand::Ppn {
-            self.set_page_valid(p, self.now());
-            if let Err(m) = self.ftl.blocks.program_done(p) {
-                self.invariant(m);
-            }
-        }
-        self.measure.counters.materialized_pages += 1;
-        self.maybe_start_gc(plane);
-        Some(ppn)
+        (first..first + per_die).map(|p| self.ftl.gc_job(p)).filter(|j| j.active()).fold(0, |mask, j| mask | 1 << j.stats)
     }
 
     /// Places a write request's remaining pages in the buffer; false if it filled up first
@@ -529,6 +504,7 @@ impl Simulator<'_> {
     }
 
     /// One page of a request will be done at `ready` (now or later).
+    #[inline]
     pub(in crate::engine) fn page_done_at(&mut self, req: u32, ready: Time) {
         let r = &mut self.host.reqs[req as usize];
         r.ready = r.ready.max(ready);

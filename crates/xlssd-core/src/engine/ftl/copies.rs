@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::Simulator;
+use super::super::Simulator;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
 use crate::report::CopiesReport;
@@ -14,7 +14,7 @@ use crate::stats::LatencyStats;
 
 /// The counters of [`CopiesReport`] kept during a run.
 #[derive(Debug, Clone, Default)]
-pub(super) struct CopyCounts {
+pub(in crate::engine) struct CopyCounts {
     asked: u64,
     made: u64,
     abandoned: u64,
@@ -27,7 +27,7 @@ pub(super) struct CopyCounts {
 /// copy's program or abandonment (seed 003's Fig. 13 takes a block's replica creation as
 /// one procedure).
 #[derive(Default)]
-pub(super) struct CopyBatches {
+pub(in crate::engine) struct CopyBatches {
     /// Per batch: when it was asked for, and copies still in flight.
     open: Vec<(Time, u32)>,
     free: Vec<u32>,
@@ -66,7 +66,7 @@ impl CopyBatches {
     }
 
     /// `lpn`'s copy was programmed or abandoned.
-    pub(super) fn done(&mut self, lpn: u32, now: Time) {
+    pub(in crate::engine) fn done(&mut self, lpn: u32, now: Time) {
         let Some(batch) = self.of_lpn.remove(&lpn) else { return };
         let (start, left) = &mut self.open[batch as usize];
         debug_assert!(*left > 0, "copy batch {batch} finished more copies than it started");
@@ -80,12 +80,12 @@ impl CopyBatches {
 
 impl Simulator<'_> {
     /// A flash read sensed `ppn`: the scheme's read path may ask for work.
-    pub(super) fn after_sense(&mut self, ppn: Ppn, kind: TxnKind) {
+    pub(in crate::engine) fn after_sense(&mut self, ppn: Ppn, kind: TxnKind) {
         let mut actions = std::mem::take(&mut self.scratch_actions);
         actions.clear();
         let now = self.now();
         let ctx = SenseCtx { geo: &self.geo, blocks: &self.ftl.blocks, map: &self.ftl.map, copies: &self.ftl.copies, now };
-        self.scheme.sensed(&ctx, ppn, super::controller::read_kind(kind), &mut actions);
+        self.scheme.sensed(&ctx, ppn, super::super::controller::read_kind(kind), &mut actions);
         let mut batch = None;
         for &a in &actions {
             match a {
@@ -149,7 +149,7 @@ impl Simulator<'_> {
 
     /// The page a copy is made of has been read: program the copy, unless the page changed
     /// meanwhile or its plane has no room.
-    pub(super) fn copy_read_done(&mut self, t: Txn) {
+    pub(in crate::engine) fn copy_read_done(&mut self, t: Txn) {
         let (lpn, plane) = (t.lpn, t.owner);
         if self.ftl.map.get(lpn) != Some(t.ppn) || !self.ftl.blocks.is_valid(t.ppn) {
             self.abandon_copy(lpn);
@@ -179,7 +179,7 @@ impl Simulator<'_> {
     }
 
     /// The host is writing `lpn`: its copies hold old data now.
-    pub(super) fn drop_copies_of(&mut self, lpn: u32) {
+    pub(in crate::engine) fn drop_copies_of(&mut self, lpn: u32) {
         for ppn in self.ftl.copies.take(lpn) {
             self.measure.copy_counts.dropped_on_write += 1;
             self.invalidate_copy(lpn, ppn);
@@ -188,7 +188,7 @@ impl Simulator<'_> {
 
     /// A block being cleaned holds `ppn`: if it is an extra copy, it is dropped rather than
     /// moved. Returns whether it was one.
-    pub(super) fn drop_copy_in_victim(&mut self, lpn: u32, ppn: Ppn) -> bool {
+    pub(in crate::engine) fn drop_copy_in_victim(&mut self, lpn: u32, ppn: Ppn) -> bool {
         if self.ftl.copies.is_empty() || self.ftl.map.get(lpn) == Some(ppn) || !self.ftl.copies.remove(lpn, ppn) {
             return false;
         }
@@ -229,7 +229,7 @@ impl Simulator<'_> {
 
     /// The page a host read of `lpn`, mapped at `ppn`, goes to: the read path's choice, if
     /// it is a live copy whose program has finished, or else the mapped page.
-    pub(super) fn read_copy_of(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
+    pub(in crate::engine) fn read_copy_of(&mut self, lpn: u32, ppn: Ppn) -> Ppn {
         let to = self.scheme.read_copy(lpn, ppn);
         if to == ppn {
             return ppn;
@@ -245,7 +245,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn copies_report(&self) -> CopiesReport {
+    pub(in crate::engine) fn copies_report(&self) -> CopiesReport {
         let c = &self.measure.copy_counts;
         CopiesReport {
             asked: c.asked,

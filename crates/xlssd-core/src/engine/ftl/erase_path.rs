@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::Simulator;
+use super::super::Simulator;
 use crate::controller::txn::{QueueClass, Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
 use crate::seams::{EraseControl, EraseCtx, ErasePlan, MAX_ERASE_LOOPS};
@@ -38,7 +38,7 @@ struct DeferredLoop {
 }
 
 /// What happened when an erase transaction's loop finished.
-pub(super) enum LoopEnd {
+pub(in crate::engine) enum LoopEnd {
     /// Another loop of the erase was queued in its place.
     Continues,
     /// A deferred last loop finished: the block may be programmed.
@@ -48,15 +48,15 @@ pub(super) enum LoopEnd {
 }
 
 #[derive(Default)]
-pub(super) struct Erases {
+pub(in crate::engine) struct Erases {
     /// By plane: cleaning erases one block per plane at a time.
     runs: Vec<Option<EraseRun>>,
     deferred: FxHashMap<u32, DeferredLoop>,
-    pub(super) stats: EraseStats,
 }
 
+/// What erases did, for the report (kept with the measurements).
 #[derive(Clone, Default)]
-pub(super) struct EraseStats {
+pub(in crate::engine) struct EraseStats {
     /// Erases whose plan finished (a deferred last loop included in its figures).
     pub erases: u64,
     /// Loop commands run, a deferred last loop counted when it runs.
@@ -81,14 +81,14 @@ pub(super) struct EraseStats {
 }
 
 impl Erases {
-    pub(super) fn new(planes: u32) -> Erases {
+    pub(in crate::engine) fn new(planes: u32) -> Erases {
         Erases { runs: vec![None; planes as usize], ..Default::default() }
     }
 }
 
 impl Simulator<'_> {
     /// Plans the erase of cleaned `block` and queues its first loop.
-    pub(super) fn start_erase(&mut self, plane: u32, block: u32) {
+    pub(in crate::engine) fn start_erase(&mut self, plane: u32, block: u32) {
         let ctx = EraseCtx {
             block,
             pe: self.ftl.blocks.erase_count[block as usize],
@@ -110,7 +110,7 @@ impl Simulator<'_> {
     }
 
     /// The erase loop transaction `t` runs: (array time, block, loop index, loops).
-    pub(super) fn erase_loop(&self, t: &Txn) -> (Time, u32, u32, u32) {
+    pub(in crate::engine) fn erase_loop(&self, t: &Txn) -> (Time, u32, u32, u32) {
         let block = self.geo.block_of(t.ppn);
         if t.step == DEFERRED_LOOP {
             let d = self.ftl.erases.deferred[&block];
@@ -123,13 +123,13 @@ impl Simulator<'_> {
     }
 
     /// Erase transaction `id`'s loop finished: queues the next loop, or settles the erase.
-    pub(super) fn erase_loop_done(&mut self, id: u32) -> LoopEnd {
+    pub(in crate::engine) fn erase_loop_done(&mut self, id: u32) -> LoopEnd {
         let t = *self.ctrl.txn(id);
         let block = self.geo.block_of(t.ppn);
         if t.step == DEFERRED_LOOP {
             self.ftl.erases.deferred.remove(&block);
-            self.ftl.erases.stats.loops += 1;
-            self.ftl.erases.stats.deferred_loops_run += 1;
+            self.measure.erases.loops += 1;
+            self.measure.erases.deferred_loops_run += 1;
             self.ctrl.take_txn(id);
             return LoopEnd::DeferredDone;
         }
@@ -143,7 +143,7 @@ impl Simulator<'_> {
         }
         let i = t.step as u32;
         if i < run.now {
-            self.ftl.erases.stats.loops += 1;
+            self.measure.erases.loops += 1;
         }
         if i + 1 < run.now {
             let mut next = self.ctrl.take_txn(id);
@@ -165,7 +165,7 @@ impl Simulator<'_> {
     fn note_erase_plan(&mut self, plan: &ErasePlan) {
         let stress_cfg = &self.cfg.physics.erase;
         let stress: f64 = (0..plan.loops()).map(|i| stress_cfg.pulse_stress(plan.loop_ns(i) as f64 / 1e6, plan.level(i))).sum();
-        let s = &mut self.ftl.erases.stats;
+        let s = &mut self.measure.erases;
         s.erases += 1;
         s.by_loops[plan.loops() as usize] += 1;
         let total = plan.total_ns();
@@ -186,7 +186,7 @@ impl Simulator<'_> {
     /// A program of `ppn` is being queued: if its block's last erase loop was deferred and
     /// has not been queued, queue it first.
     #[inline]
-    pub(super) fn queue_deferred_loop(&mut self, ppn: Ppn) {
+    pub(in crate::engine) fn queue_deferred_loop(&mut self, ppn: Ppn) {
         if self.ftl.erases.deferred.is_empty() {
             return;
         }
@@ -211,7 +211,7 @@ impl Simulator<'_> {
 
     /// Whether `ppn`'s block still waits for its deferred last erase loop.
     #[inline]
-    pub(super) fn awaits_deferred_loop(&self, ppn: Ppn) -> bool {
+    pub(in crate::engine) fn awaits_deferred_loop(&self, ppn: Ppn) -> bool {
         !self.ftl.erases.deferred.is_empty() && self.ftl.erases.deferred.contains_key(&self.geo.block_of(ppn))
     }
 }

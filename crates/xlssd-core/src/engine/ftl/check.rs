@@ -1,6 +1,6 @@
 //! The invariant checker.
 
-use super::Simulator;
+use super::super::Simulator;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockManager, BlockState};
 use crate::ftl::copies::ExtraCopies;
@@ -114,7 +114,7 @@ impl Simulator<'_> {
 
     /// Checks that the FTL's structures agree with each other: forward and reverse mapping,
     /// valid counts and bitmaps, block states and free pools, program pointers.
-    pub(super) fn check_invariants(&self) -> Result<()> {
+    pub(in crate::engine) fn check_invariants(&self) -> Result<()> {
         let fail = |message: String| Err(Error::Invariant { time_ns: self.q.now(), message });
         let (valid_total, free_total) = match self.check_blocks() {
             Ok(totals) => totals,

@@ -1,6 +1,7 @@
 //! Cleaning and wear levelling: choosing a victim, moving its valid pages, erasing it.
 
-use super::{GcJob, Simulator};
+use super::super::Simulator;
+use super::GcJob;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::ftl::blocks::BlockState;
 use crate::nand::Ppn;
@@ -12,7 +13,7 @@ impl Simulator<'_> {
     /// cleaning begun there has not yet brought them back to the stop threshold, and it is
     /// not cleaning already.
     #[inline]
-    pub(super) fn maybe_start_gc(&mut self, plane: u32) {
+    pub(in crate::engine) fn maybe_start_gc(&mut self, plane: u32) {
         let p = plane as usize;
         let free = self.ftl.blocks.free_count(plane);
         // Asked after every page handed out: the common answer (enough free blocks, no
@@ -64,7 +65,7 @@ impl Simulator<'_> {
     /// in which case it is sealed (its unwritten pages left unused until its erase). A
     /// block read or worn to its limit must move whether or not it is full, and an open
     /// block that only replicas or reclaimed hot data went to may never fill.
-    pub(super) fn closed_or_sealed(&mut self, block: u32) -> bool {
+    pub(in crate::engine) fn closed_or_sealed(&mut self, block: u32) -> bool {
         if self.ftl.blocks.is_closed(block) {
             return true;
         }
@@ -79,7 +80,7 @@ impl Simulator<'_> {
     }
 
     /// Moves every valid page out of `block`, then erases it.
-    pub(super) fn start_relocation(&mut self, plane: u32, block: u32, reason: Reason) {
+    pub(in crate::engine) fn start_relocation(&mut self, plane: u32, block: u32, reason: Reason) {
         let stats = match reason {
             Reason::Gc => relocation::GC,
             Reason::WearLevelling => relocation::WEAR_LEVELLING,
@@ -115,7 +116,7 @@ impl Simulator<'_> {
     }
 
     /// A page became invalid; if it was the last valid page of a victim, erase the victim.
-    pub(super) fn after_invalidate(&mut self, ppn: Ppn) {
+    pub(in crate::engine) fn after_invalidate(&mut self, ppn: Ppn) {
         let block = self.geo.block_of(ppn);
         if self.ftl.blocks.state[block as usize] == BlockState::Victim && self.ftl.blocks.valid[block as usize] == 0 {
             let plane = self.geo.plane_of_block(block);
@@ -134,7 +135,7 @@ impl Simulator<'_> {
 
     /// A victim page has been read into the controller: write it to its new home, unless the
     /// host overwrote it in the meantime.
-    pub(super) fn gc_read_done(&mut self, t: Txn) {
+    pub(in crate::engine) fn gc_read_done(&mut self, t: Txn) {
         let unit = self.ftl.unit_pages as Ppn;
         let first = t.ppn - t.ppn % unit;
         if !self.ftl.blocks.is_valid(t.ppn) || self.ftl.map.get(t.lpn) != Some(first) {
@@ -162,7 +163,7 @@ impl Simulator<'_> {
 
     /// Charges a finished relocation operation's die time to the relocations of its
     /// transactions' planes, in equal shares.
-    pub(super) fn note_relocation_busy(&mut self, txns: &[u32], elapsed: u64) {
+    pub(in crate::engine) fn note_relocation_busy(&mut self, txns: &[u32], elapsed: u64) {
         let share = elapsed / txns.len().max(1) as u64;
         for &id in txns {
             let job = self.ftl.gc_jobs[self.ctrl.txn(id).plane as usize];
@@ -172,7 +173,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn erase_done(&mut self, first_ppn: Ppn) {
+    pub(in crate::engine) fn erase_done(&mut self, first_ppn: Ppn) {
         let block = self.geo.block_of(first_ppn);
         let plane = self.geo.plane_of_block(block);
         // The job's mapping changes go to flash now, from the top of an event rather than

@@ -7,7 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use rand::Rng;
 
-use super::{stream_seed, Progress, Simulator, SEED_AGING, SEED_PRECONDITION};
+use super::super::{stream_seed, Progress, Simulator, SEED_AGING, SEED_PRECONDITION};
 use crate::error::{Error, Result};
 use crate::ftl::precondition::precondition;
 use crate::interrupt;
@@ -38,7 +38,7 @@ impl Simulator<'_> {
     }
 
     /// Brings the device to its state before the run.
-    pub(super) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
+    pub(in crate::engine) fn set_up_device(&mut self, mut progress: Option<&mut dyn Progress>) -> Result<()> {
         self.age_blocks()?;
         self.precondition(&mut progress)?;
         self.scheme.preconditioned(&self.ftl.blocks, &self.ftl.map);

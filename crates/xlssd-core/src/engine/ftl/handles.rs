@@ -12,7 +12,7 @@ use crate::report::{HandleReport, PlacementReport};
 /// The handles' state: which handle wrote each logical page (one byte per mapping unit,
 /// only when handles are offered), their streams and their counts.
 #[derive(Debug, Default)]
-pub(super) struct Handles {
+pub(in crate::engine) struct Handles {
     count: u32,
     gc: Option<HandleGc>,
     /// The handle of each logical page's latest write.
@@ -109,7 +109,12 @@ impl Handles {
             .map(|h| {
                 let (host, moved) = (self.host_pages[h], self.relocated_pages[h]);
                 let waf = if host == 0 { 0.0 } else { (host + moved) as f64 / host as f64 };
-                HandleReport { handle: h as u32, host_pages: host, relocated_pages: moved, waf: super::report_build::round6(waf) }
+                HandleReport {
+                    handle: h as u32,
+                    host_pages: host,
+                    relocated_pages: moved,
+                    waf: super::super::report_build::round6(waf),
+                }
             })
             .collect();
         PlacementReport { handles: self.count, gc: self.gc.map_or("shared", HandleGc::name), per_handle }
