@@ -128,8 +128,8 @@ def test_bad_scheme_keys_are_clear_errors(cli, tmp_path):
     out = tmp_path / "r.json"
     base = ("run", "--quiet", "--workload", "n=100", "--json", str(out), "--set", "ftl.overprovisioning=0.25")
     for sets, fragments in [
-        (("scheme.name=approxftl", "scheme.approxftl.chb_precise_speedup=1.5"),
-         ("scheme.approxftl.chb_precise_speedup", "1.5", "[0, 1)")),
+        (("scheme.name=approxftl", "scheme.approxftl.all_approx_wear=1.5"),
+         ("scheme.approxftl.all_approx_wear", "1.5", "(0, 1]")),
         (("scheme.name=delta_b", "scheme.approxftl.refresh_h=10"), ("scheme.approxftl.refresh_h", "delta_b")),
         (("scheme.name=approxftl", "gc.policy=fifo"), ("gc.policy", "approxftl")),
         (("scheme.name=nope",), ("scheme.name", "unknown scheme `nope`")),

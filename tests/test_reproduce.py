@@ -182,11 +182,13 @@ def test_points_give_set_ups_whose_keys_change_together_and_claims_pick_theirs()
     assert len(points) == len(exp.schemes) * len(approxftl.SETUPS)
     got = {(p.config["precondition"]["occupancy"], p.config["precondition"]["steady_state"]) for p in points}
     assert got == {(s["precondition.occupancy"], s["precondition.steady_state"]) for s in approxftl.SETUPS.values()}
-    # Rows of both set-ups: the write-amplification claim reads only the filled one's.
+    # Rows of both set-ups: the write-amplification claim reads only the filled one's (its
+    # headline row, on the workloads as first stated).
     claim = next(c for c in exp.claims if c.metric == "waf")
+    assert claim.workloads == tuple(approxftl.first_stated_name(a) for a in approxftl.APPS)
     rows = [{"scheme": s, "workload_name": w, "config.precondition.occupancy": occ, "config.precondition.steady_state": ss,
              "waf": waf}
-            for w in approxftl.APPS
+            for w in claim.workloads
             for (occ, ss), (s, waf) in (((0.5, True), ("baseline", 1.0)), ((0.5, True), ("approxftl", 3.0)),
                                          ((0.8, False), ("baseline", 2.0)), ((0.8, False), ("approxftl", 1.5)))]
     assert _measure(claim, exp, rows) == pytest.approx(-25.0)
@@ -285,6 +287,21 @@ def test_the_headline_leads_with_simulated_rows():
     assert headline([given, comp, sim]) == ("simulated: 0 of 1 within tolerance of the paper; "
                                             "computed: 1 of 1 within tolerance; input: 1 of 1 within tolerance")
     assert headline([comp]).startswith("simulated: no rows; computed: 1 of 1")
+
+
+def test_a_row_that_restates_its_inputs_is_classed_input_by_its_value():
+    from xlssd.reproduce.experiment import ECHO_TOL, Claim, Comparison, headline
+
+    # A measured latency that comes out as the configured sense time plus a transfer.
+    claim = Claim("Fig. 7", "read latency", 90.0, metric="m", echoes=lambda: 80.0 + 1.28)
+    assert Comparison(claim, 81.28).kind == "input"
+    assert Comparison(claim, 81.28 * (1 + ECHO_TOL / 2)).kind == "input"
+    # Queueing or decoding moved it: then it was measured.
+    assert Comparison(claim, 81.28 * (1 + 3 * ECHO_TOL)).kind == "simulated"
+    assert Comparison(claim, float("nan")).kind == "simulated"
+    # The headline counts it with the inputs, not with the simulated rows.
+    assert headline([Comparison(claim, 81.28)]) == "simulated: no rows; input: 1 of 1 within tolerance of the paper"
+    assert Comparison(claim, 81.28).as_dict()["kind"] == "input"
 
 
 def test_a_missing_real_trace_is_named_with_the_folder_looked_in(tmp_path, monkeypatch):

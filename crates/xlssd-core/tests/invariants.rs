@@ -465,19 +465,19 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     if c.cache_pages == 0 && sent.writes > 0 {
         // Without a buffer a write waits for at least one page's data-in and program; an
         // approximate scheme programs some pages faster: approximate pages by the ratio of
-        // ISPP step counts of their mode, ApproxFTL's precise pages by its speed-ups.
+        // ISPP step counts of their mode, ApproxFTL's precise pages by the coarser steps
+        // their layouts allow (at most the widest step level).
         let xfer = (c.page_size as f64 * 1e9 / 400e6).ceil();
         let fastest = if c.scheme == "baseline" {
             1.0
         } else {
             use xlssd_core::physics::ProgramMode;
             let vth = &cfg.physics.vth;
-            let a = xlssd_core::techniques::approxftl::config::ApproxConfig::default();
+            let widest = xlssd_core::physics::vth::STEP_LEVELS - 1;
             [
                 vth.program_time_factor(ProgramMode::ApproxVmax),
                 vth.program_time_factor(ProgramMode::ApproxDvpp),
-                1.0 - a.chb_precise_speedup,
-                1.0 - a.phase2_precise_speedup,
+                vth.program_time_factor_at(ProgramMode::Precise, widest),
             ]
             .into_iter()
             .fold(1.0, f64::min)

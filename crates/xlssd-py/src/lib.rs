@@ -220,9 +220,9 @@ fn physics_rber(
     z_neighbour: &str,
 ) -> PyResult<(f64, f64, f64)> {
     catching(|| {
-        use xlssd_core::physics::vth::{Disturbers, VthConfig};
+        use xlssd_core::physics::vth::VthConfig;
         use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
-        use xlssd_core::physics::{Ispp, PageHistory, ProgramMode, RberModel};
+        use xlssd_core::physics::{Ispp, PageHistory, RberModel};
         for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(ConfigError::new_err(format!(
@@ -256,19 +256,7 @@ fn physics_rber(
         };
         let page_type = index(page_type, 2, "--page-type", rd.beta.len())?;
         let read_mode = index(read_mode, 0, "--read-mode", rd.alpha.len())?;
-        let modes = "precise, approx-vmax or approx-dvpp";
-        let mode = ProgramMode::parse(mode)
-            .ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {modes}")))?;
-        let mut disturbers = Disturbers::NONE;
-        for (flag, name, counts) in
-            [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)]
-        {
-            if name != "none" {
-                let m = ProgramMode::parse(name)
-                    .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {modes}")))?;
-                counts[m.index()] += 1;
-            }
-        }
+        let (mode, disturbers) = mode_and_disturbers(mode, y_neighbour, z_neighbour)?;
         let page = PageHistory { pe, retention_h, weighted_reads: 0.0, mode, disturbers, ..PageHistory::fresh(alg) };
         let base = match model {
             "power-law" => PowerLawConfig::default().rber(&page),
@@ -282,6 +270,52 @@ fn physics_rber(
         let total = (base + rd.rber(weighted)).min(xlssd_core::physics::MAX_RBER);
         let hard_limit = xlssd_core::ecc::ldpc::LdpcConfig::default().hard_limit;
         Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
+    })
+}
+
+const MODES: &str = "precise, approx-vmax or approx-dvpp";
+
+/// A page's program mode and the disturbers of its later neighbours along Y and Z, by name
+/// ("none" for no later neighbour).
+fn mode_and_disturbers(
+    mode: &str,
+    y_neighbour: &str,
+    z_neighbour: &str,
+) -> PyResult<(xlssd_core::physics::ProgramMode, xlssd_core::physics::vth::Disturbers)> {
+    use xlssd_core::physics::{vth::Disturbers, ProgramMode};
+    let mode =
+        ProgramMode::parse(mode).ok_or_else(|| ConfigError::new_err(format!("--mode: unknown `{mode}`; expected {MODES}")))?;
+    let mut disturbers = Disturbers::NONE;
+    for (flag, name, counts) in
+        [("--y-neighbour", y_neighbour, &mut disturbers.y), ("--z-neighbour", z_neighbour, &mut disturbers.z)]
+    {
+        if name != "none" {
+            let m = ProgramMode::parse(name)
+                .ok_or_else(|| ConfigError::new_err(format!("{flag}: unknown `{name}`; expected none, {MODES}")))?;
+            counts[m.index()] += 1;
+        }
+    }
+    Ok((mode, disturbers))
+}
+
+/// Under the threshold-voltage model's defaults: the largest ISPP step level at which a
+/// page in `mode` whose later neighbours are `y_neighbour` and `z_neighbour` keeps the RBER
+/// of a page in `mode` under sequential programming (two later precise neighbours), at the
+/// model's calibration conditions. Returns (level, step as a multiple of the mode's,
+/// program-time saving against the mode's own step).
+#[pyfunction]
+#[pyo3(signature = (y_neighbour, z_neighbour, mode="precise"))]
+fn vth_step_level(y_neighbour: &str, z_neighbour: &str, mode: &str) -> PyResult<(u8, f64, f64)> {
+    catching(|| {
+        use xlssd_core::physics::vth::{step_factor, Disturbers, VthConfig};
+        use xlssd_core::physics::ProgramMode;
+        let (mode, disturbers) = mode_and_disturbers(mode, y_neighbour, z_neighbour)?;
+        let vth = VthConfig::default();
+        let (pe, hours) = (vth.reference_pe, vth.reference_h);
+        let target = vth.rber(mode, &Disturbers::pair(ProgramMode::Precise), pe, hours);
+        let level = vth.largest_step_level(mode, &disturbers, target, pe, hours);
+        let saving = 1.0 - vth.program_time_factor_at(mode, level) / vth.program_time_factor(mode);
+        Ok((level, step_factor(level), saving))
     })
 }
 
@@ -433,5 +467,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_max_t, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;
+    m.add_function(wrap_pyfunction!(vth_step_level, m)?)?;
     Ok(())
 }

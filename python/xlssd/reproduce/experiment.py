@@ -51,6 +51,8 @@ class Metric:
 #: outside the simulator; `simulated`: measured on simulation runs. Headlines count
 #: simulated rows on their own.
 KINDS = ("simulated", "computed", "input")
+#: How close a row's number must be to its claim's `echoes` to be classed an input.
+ECHO_TOL = 0.005
 #: How a claim's number is held to the paper's (see `Claim`).
 BOUNDS = ("approx", "above", "below", "factor")
 
@@ -96,6 +98,10 @@ class Claim:
     #: The assumption this member of a group is measured under, in a few words.
     assumption: str = ""
     kind: str | None = None
+    #: A closed form over the inputs that the row's number may do no more than restate
+    #: (a configured latency plus a transfer, say). When ours equals it (within ECHO_TOL),
+    #: the row is classed `input`, whatever `kind` says: the run only measured its input back.
+    echoes: Callable[[], float] | None = None
     #: `where` values of the baseline's rows that differ from the claim's (e.g. the same
     #: scheme earlier in life: `baseline_where={"aging.initial_pe": 1}`).
     baseline_where: Mapping[str, Any] = field(default_factory=dict)
@@ -281,10 +287,20 @@ class Comparison:
     claim: Claim
     ours: float
 
+    @property
+    def kind(self) -> str:
+        """The row's kind by provenance: `input` when ours restates its claim's `echoes`."""
+        c = self.claim
+        if c.echoes is not None and math.isfinite(self.ours):
+            echo = c.echoes()
+            if abs(self.ours - echo) <= ECHO_TOL * max(abs(echo), 1e-12):
+                return "input"
+        return c.row_kind
+
     def as_dict(self) -> dict[str, Any]:
         c = self.claim
         return {
-            "ref": c.ref, "kind": c.row_kind, "quantity": c.label, "ours": self.ours, "paper": c.paper, "bound": c.bound,
+            "ref": c.ref, "kind": self.kind, "quantity": c.label, "ours": self.ours, "paper": c.paper, "bound": c.bound,
             "normalise": c.normalise, "ours_text": _num(self.ours) + _unit(c.normalise),
             "paper_text": c.paper_text(), "difference": c.difference_text(self.ours),
             "within_tolerance": c.within(self.ours), "note": c.note,
@@ -385,7 +401,7 @@ def tally(comparisons: list[Comparison]) -> dict[str, dict[str, int]]:
     """Rows and rows within tolerance, per kind, in the order of KINDS (kinds with rows)."""
     out: dict[str, dict[str, int]] = {}
     for kind in KINDS:
-        rows = [c for c in comparisons if c.claim.row_kind == kind]
+        rows = [c for c in comparisons if c.kind == kind]
         if rows:
             out[kind] = {"within": sum(c.claim.within(c.ours) for c in rows), "rows": len(rows)}
     return out

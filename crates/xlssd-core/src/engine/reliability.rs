@@ -233,6 +233,7 @@ impl Simulator<'_> {
             weighted_reads: rel.state.blocks[block].reads as f64,
             algorithm: self.algorithm_in(ppn, word),
             mode: word.mode(),
+            step_level: word.step_level(),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
         self.history_rber(block as u32, &page)
@@ -336,7 +337,8 @@ impl Simulator<'_> {
         let (alg, mode) = (self.page_algorithm(ppn), self.page_program_mode(ppn));
         let block = self.geo.block_of(ppn);
         if let Some(rel) = self.rel.as_mut() {
-            rel.state.on_program(ppn, block, clock, alg, mode);
+            let level = self.scheme.step_level(ppn, mode);
+            rel.state.on_program(ppn, block, clock, alg, mode, level);
             if self.cfg.ecc.scheme == EccScheme::Bch {
                 self.note_encode(ppn);
             }

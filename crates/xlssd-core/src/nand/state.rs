@@ -5,6 +5,7 @@
 //! touches them) and only when a physics model is on, so the fixed-latency core pays nothing.
 
 use crate::nand::Ppn;
+use crate::physics::vth::STEP_LEVELS;
 use crate::physics::{Ispp, ProgramMode};
 
 /// The state of a block a read consults, side by side: a read of a page at random then
@@ -30,8 +31,8 @@ pub struct DeviceState {
     /// Per page, packed in one word so that a read touches one cache line of page state:
     /// the low 32 bits hold the retention clock (hours, as f32 bits) when the page was
     /// programmed, the next 8 its programming algorithm (0 = never programmed since the
-    /// erase), the next 8 its program mode, the top 16 its place in its block's program
-    /// order (which neighbours came later and disturbed it). A plain integer vector is
+    /// erase), the next 8 its program mode (2 bits) and step level (6 bits), the top 16 its
+    /// place in its block's program order (which neighbours came later and disturbed it). A plain integer vector is
     /// allocated zeroed, so untouched pages cost no memory.
     pages: Vec<u64>,
     /// Pages per block, as a divisor: a page's block tells whether its word can be other
@@ -73,11 +74,14 @@ impl DeviceState {
         PageWord(self.pages[ppn as usize])
     }
 
-    pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode) {
+    /// Page `ppn` of `block` was programmed at `clock_h` with `algorithm` in `mode` at step
+    /// level `step_level` (below [`STEP_LEVELS`]).
+    pub fn on_program(&mut self, ppn: Ppn, block: u32, clock_h: f64, algorithm: Ispp, mode: ProgramMode, step_level: u8) {
+        assert!(step_level < STEP_LEVELS, "step level {step_level} of page {ppn} out of range");
         let order = &mut self.blocks[block as usize].programs;
         self.pages[ppn as usize] = (clock_h as f32).to_bits() as u64
             | (code(algorithm) as u64) << 32
-            | (mode.index() as u64) << 40
+            | (mode.index() as u64 | (step_level as u64) << 2) << 40
             | (*order as u64) << 48;
         *order = order.saturating_add(1);
     }
@@ -141,7 +145,12 @@ impl PageWord {
 
     /// The mode it was programmed in (precise if it was never programmed).
     pub fn mode(self) -> ProgramMode {
-        ProgramMode::from_index((self.0 >> 40) as u8 as usize)
+        ProgramMode::from_index(((self.0 >> 40) & 3) as usize)
+    }
+
+    /// The step level it was programmed at (0 if it was never programmed).
+    pub fn step_level(self) -> u8 {
+        ((self.0 >> 42) & 0x3f) as u8
     }
 
     /// Its place in its block's program order.
@@ -165,11 +174,16 @@ mod tests {
     fn a_page_reads_back_its_program_and_nothing_after_its_erase() {
         let mut s = DeviceState::new(3, 3 * PAGES_PER_BLOCK).unwrap();
         // Block 1 (pages 4..8): two programs in order.
-        s.on_program(5, 1, 10.0, Ispp::Dv, ProgramMode::from_index(1));
-        s.on_program(6, 1, 12.0, Ispp::Rv, ProgramMode::from_index(0));
+        s.on_program(5, 1, 10.0, Ispp::Dv, ProgramMode::from_index(1), 0);
+        s.on_program(6, 1, 12.0, Ispp::Rv, ProgramMode::from_index(0), STEP_LEVELS - 1);
         assert_eq!(s.page(5).algorithm(), Some(Ispp::Dv));
         assert_eq!(s.page(6).algorithm(), Some(Ispp::Rv));
         assert_eq!(s.page(5).mode().index(), 1);
+        assert_eq!(s.page(5).step_level(), 0);
+        // The mode and the step level share a byte without touching each other.
+        assert_eq!(s.page(6).mode().index(), 0);
+        assert_eq!(s.page(6).step_level(), STEP_LEVELS - 1);
+        assert_eq!(s.page(6).age_h(12.0), 0.0);
         assert_eq!(s.page(5).age_h(15.0), 5.0);
         assert_eq!(s.page(6).age_h(15.0), 3.0);
         // Page 6 came after page 5 in the block's program order, not the other way.
@@ -185,8 +199,9 @@ mod tests {
         assert_eq!(s.page(5).age_h(15.0), 15.0);
         assert_eq!(s.blocks[1].wear, 1.0);
         // A program after the erase is recorded again.
-        s.on_program(4, 1, 14.0, Ispp::Sv, ProgramMode::from_index(0));
+        s.on_program(4, 1, 14.0, Ispp::Sv, ProgramMode::from_index(2), 17);
         assert_eq!(s.page(4).algorithm(), Some(Ispp::Sv));
+        assert_eq!((s.page(4).mode().index(), s.page(4).step_level()), (2, 17));
         assert_eq!(s.page(4).age_h(15.0), 1.0);
     }
 }

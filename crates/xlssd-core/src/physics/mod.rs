@@ -41,6 +41,9 @@ pub struct PageHistory {
     pub algorithm: Ispp,
     /// Precise or approximate programming (seed 000).
     pub mode: ProgramMode,
+    /// Its ISPP step as a multiple of its mode's ([`vth::step_factor`]; 0: the mode's own
+    /// step). Only the threshold-voltage model reads it.
+    pub step_level: u8,
     /// Neighbours programmed after it (3D program disturbance, seed 000 Eq. 1).
     pub disturbers: vth::Disturbers,
 }
@@ -53,6 +56,7 @@ impl PageHistory {
             weighted_reads: 0.0,
             algorithm,
             mode: ProgramMode::Precise,
+            step_level: 0,
             disturbers: vth::Disturbers::NONE,
         }
     }

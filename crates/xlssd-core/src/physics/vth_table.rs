@@ -1,6 +1,6 @@
 //! The threshold-voltage model tabulated for the read path. One exact evaluation convolves
 //! several distributions on a fine grid (milliseconds); a read needs an RBER in
-//! nanoseconds. So each (program mode, disturbers) pair seen in a run gets a table over
+//! nanoseconds. So each (program mode, step level, disturbers) seen in a run gets a table over
 //! P/E and retention, filled on first use, and reads interpolate it bilinearly in
 //! log(RBER) against log(1 + PE) and log(1 + hours). Interpolating a table that never
 //! falls along either axis gives a surface that never falls either, so the monotonicity of
@@ -33,9 +33,12 @@ pub const TABLE_POINTS: usize = PE_POINTS.len() * HOUR_POINTS.len();
 const FLOOR: f64 = 1e-30;
 
 type Table = Arc<Vec<f64>>;
-type Store = FxHashMap<String, FxHashMap<(ProgramMode, u32), Table>>;
+type Store = FxHashMap<String, FxHashMap<TableId, Table>>;
+/// A table's program mode, step level and disturbers' key.
+type TableId = (ProgramMode, u8, u32);
 
-/// Tables filled in this process: model parameters (as JSON) -> (mode, disturbers) -> table.
+/// Tables filled in this process: model parameters (as JSON) -> (mode, step level,
+/// disturbers) -> table.
 fn store() -> MutexGuard<'static, Store> {
     static FILLED: OnceLock<Mutex<Store>> = OnceLock::new();
     // A poisoned lock only means a thread panicked while holding it; tables go in whole,
@@ -47,7 +50,7 @@ pub struct VthTable {
     cfg: VthConfig,
     /// `cfg` as JSON: the key of this model's tables in the process-wide store.
     key: String,
-    tables: RefCell<FxHashMap<(ProgramMode, u32), Table>>,
+    tables: RefCell<FxHashMap<TableId, Table>>,
 }
 
 impl VthTable {
@@ -56,15 +59,15 @@ impl VthTable {
         VthTable { cfg, key, tables: RefCell::new(FxHashMap::default()) }
     }
 
-    /// The table of `(mode, disturbers)`: from the process-wide store, or filled now;
-    /// `None` when the run must stop before it is full.
-    fn table(&self, mode: ProgramMode, disturbers: &Disturbers) -> Option<Table> {
-        let id = (mode, disturbers.key());
+    /// The table of `(mode, level, disturbers)`: from the process-wide store, or filled
+    /// now; `None` when the run must stop before it is full.
+    fn table(&self, mode: ProgramMode, level: u8, disturbers: &Disturbers) -> Option<Table> {
+        let id = (mode, level, disturbers.key());
         if let Some(t) = store().get(&self.key).and_then(|m| m.get(&id)).cloned() {
             return Some(t);
         }
         // Filled without holding the lock, so that other threads' reads go on.
-        let t = Arc::new(self.fill(mode, disturbers)?);
+        let t = Arc::new(self.fill(mode, level, disturbers)?);
         store().entry(self.key.clone()).or_default().insert(id, t.clone());
         Some(t)
     }
@@ -72,14 +75,14 @@ impl VthTable {
     /// Filling takes a fraction of a second (bounded by `VthConfig::check_work`), and the
     /// read path that asks cannot return an error: a stop asked for meanwhile ends the
     /// filling, and the event loop sees it at its next question (`interrupt`).
-    fn fill(&self, mode: ProgramMode, disturbers: &Disturbers) -> Option<Vec<f64>> {
+    fn fill(&self, mode: ProgramMode, level: u8, disturbers: &Disturbers) -> Option<Vec<f64>> {
         let mut table = Vec::with_capacity(TABLE_POINTS);
         for &pe in &PE_POINTS {
             for &h in &HOUR_POINTS {
                 if crate::interrupt::stopping() {
                     return None;
                 }
-                table.push(self.cfg.rber(mode, disturbers, pe, h).max(FLOOR).ln());
+                table.push(self.cfg.rber_at(mode, level, disturbers, pe, h).max(FLOOR).ln());
             }
         }
         Some(table)
@@ -100,11 +103,11 @@ fn locate(points: &[f64], x: f64) -> (usize, f64) {
 
 impl RberModel for VthTable {
     fn rber(&self, page: &PageHistory) -> f64 {
-        let key = (page.mode, page.disturbers.key());
+        let key = (page.mode, page.step_level, page.disturbers.key());
         let mut tables = self.tables.borrow_mut();
         let table = match tables.get(&key) {
             Some(t) => t,
-            None => match self.table(page.mode, &page.disturbers) {
+            None => match self.table(page.mode, page.step_level, &page.disturbers) {
                 Some(t) => tables.entry(key).or_insert(t),
                 // Stopping: the run ends before this value is used.
                 None => return 0.0,
@@ -159,10 +162,10 @@ mod tests {
     fn tables_are_shared_by_models_with_the_same_parameters_only() {
         let d = Disturbers::pair(ProgramMode::ApproxVmax);
         let cfg = VthConfig { disturb_sigma_frac: 0.21, ..VthConfig::default() };
-        let a = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d).unwrap();
-        let b = VthTable::new(cfg.clone()).table(ProgramMode::Precise, &d).unwrap();
+        let a = VthTable::new(cfg.clone()).table(ProgramMode::Precise, 0, &d).unwrap();
+        let b = VthTable::new(cfg.clone()).table(ProgramMode::Precise, 0, &d).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "the second model reuses the first one's table");
-        let other = VthTable::new(VthConfig { disturb_sigma_frac: 0.22, ..cfg }).table(ProgramMode::Precise, &d).unwrap();
+        let other = VthTable::new(VthConfig { disturb_sigma_frac: 0.22, ..cfg }).table(ProgramMode::Precise, 0, &d).unwrap();
         assert!(!Arc::ptr_eq(&a, &other));
         assert_ne!(*a, *other, "other parameters, other RBERs");
     }

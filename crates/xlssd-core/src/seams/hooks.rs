@@ -261,8 +261,16 @@ pub trait ProgramModes {
         None
     }
 
-    /// A factor on the page's program time beyond its mode's and algorithm's (asked once
-    /// per program, when it starts).
+    /// The page's ISPP step level (`physics::vth::step_factor`: its step as a multiple of
+    /// its mode's; 0, the mode's own step, by default). Its program takes fewer pulses and
+    /// the threshold-voltage model gives it wider states. Asked when the program starts and
+    /// when it ends: the answer must not change in between.
+    fn step_level(&self, _ppn: Ppn, _mode: ProgramMode) -> u8 {
+        0
+    }
+
+    /// A factor on the page's program time beyond its mode's, step level's and algorithm's
+    /// (asked once per program, when it starts).
     fn time_factor(&mut self, _ppn: Ppn, _mode: ProgramMode) -> f64 {
         1.0
     }

@@ -92,6 +92,10 @@ impl ProgramModes for Joined {
         route!(self, ProgramMode, code(ppn))
     }
     #[inline]
+    fn step_level(&self, ppn: Ppn, mode: ProgramMode) -> u8 {
+        route!(self, ProgramMode, step_level(ppn, mode))
+    }
+    #[inline]
     fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
         route!(self, ProgramMode, time_factor(ppn, mode))
     }

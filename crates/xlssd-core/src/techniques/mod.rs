@@ -427,8 +427,11 @@ mod tests {
 
     #[test]
     fn technique_keys_are_validated_with_key_value_and_range() {
-        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nchb_precise_speedup = 1.5\n");
-        assert!(m.contains("scheme.approxftl.chb_precise_speedup") && m.contains("1.5") && m.contains("[0, 1)"), "{m}");
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nall_approx_wear = 1.5\n");
+        assert!(m.contains("scheme.approxftl.all_approx_wear") && m.contains("1.5") && m.contains("(0, 1]"), "{m}");
+        // The precise pages' speed-ups come from the physics, not from keys.
+        let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nchb_precise_speedup = 0.24\n");
+        assert!(m.contains("chb_precise_speedup"), "{m}");
         let m = message("[scheme]\nname = \"approxftl\"\n[scheme.approxftl]\nrefresh_h = -1.0\n");
         assert!(m.contains("scheme.approxftl.refresh_h"), "{m}");
         let m = message("[scheme]\nname = \"vth_b\"\n[scheme.approxftl]\nlba_ranges = [[10, 5]]\n");
@@ -497,7 +500,7 @@ mod tests {
         // Every key of the approxftl scheme, with seed 000's defaults.
         let cfg = parse("[ftl]\noverprovisioning = 0.25\n[scheme]\nname = \"approxftl\"\n").unwrap();
         assert_eq!(cfg.scheme.tables["approxftl"].as_object().unwrap().len(), approxftl::APPROXFTL.keys.len());
-        assert_eq!(cfg.scheme.tables["approxftl"]["chb_precise_speedup"], 0.24);
+        assert_eq!(cfg.scheme.tables["approxftl"]["all_approx_wear"], 0.62);
     }
 
     #[test]

@@ -350,15 +350,17 @@ impl Simulator<'_> {
         longest
     }
 
-    /// Program-time factor of a page's program mode: fewer ISPP steps for approximate
-    /// modes (the ratio the threshold-voltage window gives), times the scheme's own factor.
+    /// Program-time factor of a page's program mode and step level: fewer ISPP steps for
+    /// approximate modes and wider steps (the ratio the threshold-voltage window gives),
+    /// times the scheme's own factor.
     fn mode_time_factor(&mut self, ppn: Ppn) -> f64 {
         let mode = self.page_program_mode(ppn);
+        let level = self.scheme.step_level(ppn, mode);
         let own = self.scheme.time_factor(ppn, mode);
-        if mode == crate::physics::ProgramMode::Precise {
+        if mode == crate::physics::ProgramMode::Precise && level == 0 {
             own
         } else {
-            self.cfg.physics.vth.program_time_factor(mode) * own
+            self.cfg.physics.vth.program_time_factor_at(mode, level) * own
         }
     }
 

@@ -66,7 +66,7 @@ impl Simulator<'_> {
                     let ppn = self.geo.ppn(block, page);
                     let alg = self.page_algorithm(ppn);
                     let rel = self.rel.as_mut().expect("reliability is on");
-                    rel.state.on_program(ppn, block, 0.0, alg, mode);
+                    rel.state.on_program(ppn, block, 0.0, alg, mode, 0);
                 }
             }
         }

@@ -22,11 +22,6 @@ pub struct ApproxConfig {
     /// Requests of at most this many bytes are hot (Sec. IV-B: small requests are hot); hot
     /// and cold data go to separate pools of active blocks under `approxftl`.
     pub hot_max_bytes: u64,
-    /// Program-time saving of a precise page whose later neighbours are all approximate:
-    /// sequential interleaving (checkerboard blocks) and two-phase interleaving (Sec.
-    /// III-B: about 24% and 33%).
-    pub chb_precise_speedup: f64,
-    pub phase2_precise_speedup: f64,
     /// Effective wear an erase adds to a block that held only V_max_th-reduced pages (Eq.
     /// 10: 0.62; every other erase adds 1).
     pub all_approx_wear: f64,
@@ -62,8 +57,6 @@ impl Default for ApproxConfig {
             lba_ranges: Vec::new(),
             lba_ranges_file: String::new(),
             hot_max_bytes: 8192,
-            chb_precise_speedup: 0.24,
-            phase2_precise_speedup: 0.33,
             all_approx_wear: 0.62,
             promote_after: 2,
             refresh_h: 4_380.0,
@@ -86,8 +79,6 @@ impl ApproxConfig {
                 ));
             }
         }
-        fraction(&k("chb_precise_speedup"), self.chb_precise_speedup, false, true)?;
-        fraction(&k("phase2_precise_speedup"), self.phase2_precise_speedup, false, true)?;
         fraction(&k("all_approx_wear"), self.all_approx_wear, true, false)?;
         if self.promote_after == 0 {
             return Err(bad(&k("promote_after"), self.promote_after, "at least 1"));

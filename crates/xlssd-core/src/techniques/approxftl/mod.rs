@@ -75,8 +75,6 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
         "promote_after",
         "all_approx_wear",
         "hot_max_bytes",
-        "chb_precise_speedup",
-        "phase2_precise_speedup",
         "refresh_h",
         "wear_refresh_every",
         "gc_pool",
@@ -125,7 +123,47 @@ enum Variant {
 fn build(ctx: &BuildCtx, variant: Variant) -> Result<Box<dyn Technique>> {
     let cfg: ApproxConfig = super::table_config(ctx, TABLE_NAME)?;
     let cfg = ApproxConfig { lba_ranges: cfg.all_ranges()?, lba_ranges_file: String::new(), ..cfg };
-    Ok(Box::new(Approx::new(cfg, variant, ctx.cfg.scheme.name.clone(), ctx.logical_pages, ctx.geo)?))
+    let levels = if variant == Variant::Approxftl { FastLevels::from_model(&ctx.cfg.physics.vth) } else { FastLevels::NONE };
+    Ok(Box::new(Approx::new(cfg, variant, levels, ctx.cfg.scheme.name.clone(), ctx.logical_pages, ctx.geo)?))
+}
+
+/// The ISPP step levels of precise pages whose later neighbours are all approximate
+/// (checkerboard blocks, sequential interleaving) or that no later program disturbs
+/// (second-phase blocks, two-phase interleaving), as the threshold-voltage model gives them
+/// (seed 000 Sec. III-B, cases 2 and 3): the largest step at which such a page keeps the
+/// RBER a precise page has under sequential programming, whose two later neighbours are
+/// precise, at the model's calibration conditions (`reference_pe`, `reference_h`: Sec.
+/// III-A's 10K P/E and 1,000 h). Fewer pulses of the wider step make the program faster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FastLevels {
+    chb: u8,
+    phase2: u8,
+    /// The program-time savings of the two levels, for the report.
+    chb_speedup: f64,
+    phase2_speedup: f64,
+}
+
+impl FastLevels {
+    const NONE: FastLevels = FastLevels { chb: 0, phase2: 0, chb_speedup: 0.0, phase2_speedup: 0.0 };
+
+    fn from_model(vth: &crate::physics::vth::VthConfig) -> FastLevels {
+        use crate::physics::vth::Disturbers;
+        let (pe, hours) = (vth.reference_pe, vth.reference_h);
+        let target = vth.rber(ProgramMode::Precise, &Disturbers::pair(ProgramMode::Precise), pe, hours);
+        let level = |d: Disturbers| vth.largest_step_level(ProgramMode::Precise, &d, target, pe, hours);
+        let (chb, phase2) = (level(Disturbers::pair(ProgramMode::ApproxVmax)), level(Disturbers::NONE));
+        let saving = |l: u8| 1.0 - vth.program_time_factor_at(ProgramMode::Precise, l);
+        FastLevels { chb, phase2, chb_speedup: saving(chb), phase2_speedup: saving(phase2) }
+    }
+
+    /// The level of a precise page in a block of kind `kind`.
+    fn of(&self, kind: u8) -> u8 {
+        match kind {
+            k if k == BlockKind::Chb as u8 => self.chb,
+            k if k == BlockKind::Phase2 as u8 => self.phase2,
+            _ => 0,
+        }
+    }
 }
 
 const TAG_APPROX: u8 = 1;
@@ -148,6 +186,7 @@ struct Stats {
 struct Approx {
     cfg: ApproxConfig,
     variant: Variant,
+    levels: FastLevels,
     /// The running scheme's full name, for the report.
     scheme_name: String,
     geo: Geometry,
@@ -175,6 +214,7 @@ impl Approx {
     fn new(
         cfg: ApproxConfig,
         variant: Variant,
+        levels: FastLevels,
         scheme_name: String,
         logical_pages: u64,
         geo: &Geometry,
@@ -184,6 +224,7 @@ impl Approx {
         Ok(Approx {
             cfg,
             variant,
+            levels,
             scheme_name,
             geo: geo.clone(),
             phase1_pages: [layout::phase1_pages(geo, false), layout::phase1_pages(geo, true)],
@@ -325,6 +366,13 @@ impl Placement for Approx {
             self.precise_programs[bi] += 1;
             self.stats.precise_pages += 1;
         }
+        if !holds_approx && kind != WriteKind::Mapping {
+            match self.kind[bi] {
+                k if k == BlockKind::Chb as u8 && self.levels.chb > 0 => self.stats.fast_precise_chb += 1,
+                k if k == BlockKind::Phase2 as u8 && self.levels.phase2 > 0 => self.stats.fast_precise_phase2 += 1,
+                _ => {}
+            }
+        }
         if self.variant != Variant::Approxftl || !own_stream {
             return;
         }
@@ -352,23 +400,14 @@ impl ProgramModes for Approx {
         })
     }
 
-    /// The speed-ups of Sec. III-B for precise pages whose later neighbours are all
-    /// approximate (checkerboard and second-phase blocks).
-    fn time_factor(&mut self, ppn: Ppn, mode: ProgramMode) -> f64 {
-        if mode != ProgramMode::Precise || self.variant != Variant::Approxftl {
-            return 1.0;
+    /// A precise page in a checkerboard or second-phase block takes the coarser step its
+    /// later neighbours allow ([`FastLevels`]); the physics makes its program faster and
+    /// its states wider.
+    fn step_level(&self, ppn: Ppn, mode: ProgramMode) -> u8 {
+        if mode != ProgramMode::Precise {
+            return 0;
         }
-        match self.kind[self.geo.block_of(ppn) as usize] {
-            k if k == BlockKind::Chb as u8 => {
-                self.stats.fast_precise_chb += 1;
-                1.0 - self.cfg.chb_precise_speedup
-            }
-            k if k == BlockKind::Phase2 as u8 => {
-                self.stats.fast_precise_phase2 += 1;
-                1.0 - self.cfg.phase2_precise_speedup
-            }
-            _ => 1.0,
-        }
+        self.levels.of(self.kind[self.geo.block_of(ppn) as usize])
     }
 }
 
@@ -534,7 +573,14 @@ impl Technique for Approx {
         let r = ApproxReport {
             scheme: self.scheme_name.clone(),
             pages: ApproxPages { precise: s.precise_pages, approx: s.approx_pages },
-            fast_precise: FastPrecise { chb: s.fast_precise_chb, approx_phase2: s.fast_precise_phase2 },
+            fast_precise: FastPrecise {
+                chb: s.fast_precise_chb,
+                approx_phase2: s.fast_precise_phase2,
+                chb_step_level: self.levels.chb,
+                approx_phase2_step_level: self.levels.phase2,
+                chb_speedup: self.levels.chb_speedup,
+                approx_phase2_speedup: self.levels.phase2_speedup,
+            },
             active_blocks: ActiveBlockCounts {
                 chb: k[0],
                 precise: k[1],
@@ -555,6 +601,28 @@ impl Technique for Approx {
 mod tests {
     use super::*;
     use crate::config::{Config, GeometryConfig};
+
+    #[test]
+    fn precise_pages_take_the_steps_the_model_gives_their_layouts() {
+        use crate::physics::vth::{Disturbers, VthConfig};
+        let vth = VthConfig::default();
+        let levels = FastLevels::from_model(&vth);
+        // Fewer and lighter later neighbours, a coarser step (Sec. III-B, cases 2 and 3).
+        assert!(0 < levels.chb && levels.chb < levels.phase2, "{levels:?}");
+        // Each keeps a precise page's RBER under sequential programming at the calibration
+        // point, and the next level would not.
+        let (pe, h) = (vth.reference_pe, vth.reference_h);
+        let target = vth.rber(ProgramMode::Precise, &Disturbers::pair(ProgramMode::Precise), pe, h);
+        for (level, d) in [(levels.chb, Disturbers::pair(ProgramMode::ApproxVmax)), (levels.phase2, Disturbers::NONE)] {
+            assert!(vth.rber_at(ProgramMode::Precise, level, &d, pe, h) <= target);
+            assert!(vth.rber_at(ProgramMode::Precise, level + 1, &d, pe, h) > target);
+        }
+        assert!((levels.chb_speedup - (1.0 - 1.0 / crate::physics::vth::step_factor(levels.chb))).abs() < 1e-12);
+        // Other blocks, and every page of the baselines, keep the precise step.
+        assert_eq!(levels.of(BlockKind::Precise as u8), 0);
+        assert_eq!(levels.of(NO_KIND), 0);
+        assert_eq!(FastLevels::NONE.of(BlockKind::Chb as u8), 0);
+    }
 
     /// Where ApproxFTL sends a GC copy of a hot and of a cold page, with `gc_pool` as given.
     fn relocation_streams(gc_pool: &str) -> (u32, u32) {

@@ -32,10 +32,19 @@ pub struct ApproxPages {
     pub approx: u64,
 }
 
+/// Precise pages programmed with a coarser step, and the step the model allows each kind
+/// of block (seed 000 Sec. III-B, cases 2 and 3).
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct FastPrecise {
+    /// Pages programmed at the coarser step in checkerboard and second-phase blocks.
     pub chb: u64,
     pub approx_phase2: u64,
+    /// The step levels (`physics::vth::step_factor`) and the program-time savings they
+    /// give against a precise page's step (the paper reports about 24% and 33%).
+    pub chb_step_level: u8,
+    pub approx_phase2_step_level: u8,
+    pub chb_speedup: f64,
+    pub approx_phase2_speedup: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
