@@ -271,3 +271,40 @@ def test_first_stated_workloads_are_the_assumptions_fixed_before_any_result(tmp_
     mean_us = sum(gaps) / len(gaps) / 1000.0
     # --quick's arrivals are QUICK_SCALE times sparser: 300 us / (1/8) = 2.4 ms.
     assert abs(mean_us / (wl.FIRST_STATED_INTERARRIVAL_US / approxftl.QUICK_SCALE) - 1.0) < 0.05, mean_us
+
+
+def _aged_row(scheme, app, **cols):
+    row = {"scheme": scheme, "workload_name": app, **{f"config.{k}": v for k, v in approxftl.AGED.items()}}
+    row.update(cols)
+    return row
+
+
+def test_fig8_rows_read_the_img_write_distributions():
+    # Baseline's slowest write 1,000 us; at 269 us, a quarter of ApproxFTL's CDF lies
+    # between its 0.5 point (200 us) and its 0.75 point (300 us): 0.5 + 0.25 * 0.69.
+    base = [[100.0, 0.0], [500.0, 0.5], [1000.0, 1.0]]
+    own = [[50.0, 0.0], [200.0, 0.5], [300.0, 0.75], [600.0, 1.0]]
+    rows = [_aged_row("baseline", "img", **{"host.write.latency_us.cdf": json.dumps(base)}),
+            _aged_row("approxftl", "img", **{"host.write.latency_us.cdf": own}),
+            # Another set-up's img runs are not read.
+            {"scheme": "approxftl", "workload_name": "img", "config.precondition.occupancy": 0.8,
+             "host.write.latency_us.cdf": [[1.0, 0.0], [2.0, 1.0]]}]
+    assert approxftl._fig8_share("approxftl")(rows) == pytest.approx(100 * (0.5 + 0.25 * 69 / 100))
+    # The baseline at 269 us: 0.5 * (269 - 100) / 400 of the way to its 0.5 point.
+    assert approxftl._fig8_share("baseline")(rows) == pytest.approx(100 * 0.5 * 169 / 400)
+    assert approxftl._fig8_slowest(rows) == pytest.approx(60.0)
+    assert approxftl._fig8_slowest(rows[:1]) is None
+
+
+def test_fig6_rows_compare_an_applications_share_with_the_largest_other():
+    def openings(chb, precise, phase2, all_approx, phase1=100):
+        return {"approx.active_blocks.chb": chb, "approx.active_blocks.precise": precise,
+                "approx.active_blocks.approx_phase2": phase2, "approx.active_blocks.all_approx": all_approx,
+                "approx.active_blocks.approx_phase1": phase1}
+    rows = [_aged_row("approxftl", app, **openings(30 if app == "lu" else 10, 50 if app == "smm" else 20, 40, 30))
+            for app in approxftl.APPS]
+    # lu: 30 of 120 openings (the first phase left out) against 10 of 100 at most elsewhere.
+    assert approxftl._largest_share("lu", "chb")(rows) == pytest.approx((30 / 120) / (10 / 100))
+    assert approxftl._largest_share("smm", "precise")(rows) == pytest.approx((50 / 130) / (20 / 100))
+    # Without every application there is nothing to compare.
+    assert approxftl._largest_share("lu", "chb")(rows[:3]) is None

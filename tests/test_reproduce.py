@@ -237,7 +237,7 @@ def test_a_claim_says_what_kind_of_number_it_is():
         Claim("Fig. 2", "y", 1.0, compute=lambda: 1.0, kind="input")
     with pytest.raises(ValueError, match=r"claim Fig\. 3, 'z': kind 'computed' needs `compute`"):
         Claim("Fig. 3", "z", 1.0, metric="m", kind="computed")
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="not two of them"):
         Claim("Fig. 3", "z", 1.0, compute=lambda: 1.0, simulate=lambda: 1.0)
     # Numbers from simulations of the claim's own (outside the experiment's points).
     assert Claim("Fig. 4", "own runs", 1.0, simulate=lambda: 1.0).row_kind == "simulated"

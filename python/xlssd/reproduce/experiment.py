@@ -91,6 +91,10 @@ class Claim:
     abs_tol: float = 0.0
     compute: Callable[[], float] | None = None
     simulate: Callable[[], float] | None = None
+    #: Ours as a function of the experiment's result rows, for what no one metric of one
+    #: row says (a share of one run's latencies below a fraction of another run's
+    #: slowest); None when the rows it needs are not there. Simulated.
+    measure: Callable[[list[dict[str, Any]]], float | None] | None = None
     note: str = ""
     #: Claims that measure one paper number under different workload or device
     #: assumptions share a group; the verdict says at how many of them it holds.
@@ -116,8 +120,8 @@ class Claim:
             problem = "bound 'factor' needs a factor above 1 and a non-zero paper number"
         elif self.kind is not None and self.kind not in KINDS:
             problem = f"kind {self.kind!r} is not one of {', '.join(KINDS)}"
-        elif self.compute is not None and self.simulate is not None:
-            problem = "give `compute` (a formula) or `simulate` (simulation runs), not both"
+        elif sum(x is not None for x in (self.compute, self.simulate, self.measure)) > 1:
+            problem = "give `compute` (a formula), `simulate` (simulation runs) or `measure`, not two of them"
         elif self.compute is not None and self.kind not in (None, "computed"):
             problem = (f"kind {self.kind!r} with `compute`: a formula evaluated outside the simulator is "
                        "'computed' (numbers from simulations of the claim's own give `simulate`)")
@@ -374,7 +378,12 @@ def compare(exp: Experiment, rows: list[dict[str, Any]]) -> tuple[list[Compariso
     out, skipped = [], 0
     for claim in exp.claims:
         own = claim.compute or claim.simulate
-        ours = own() if own is not None else _measure(claim, exp, rows)
+        if own is not None:
+            ours = own()
+        elif claim.measure is not None:
+            ours = claim.measure(rows)
+        else:
+            ours = _measure(claim, exp, rows)
         if ours is None:
             skipped += 1
         else:
