@@ -294,6 +294,28 @@ def test_the_headline_leads_with_simulated_rows():
     assert headline([comp]).startswith("simulated: no rows; computed: 1 of 1")
 
 
+def test_a_claim_shows_its_context_metrics_beside_ours():
+    from xlssd.reproduce.experiment import Claim, Experiment, Metric, compare, comparison_table
+
+    exp = Experiment("e", "d", paper="p", preset="tiny", schemes={"a": {}, "b": {}}, baseline="b", workloads={},
+                     metrics=[Metric.key("lat", "lat"), Metric.key("busy", "busy", "disk busy")],
+                     claims=[Claim("Fig. 5", "latency, a vs b", -30.0, metric="lat", scheme="a", workload="w",
+                                   normalise="change", context=("busy",), note="a note"),
+                             Claim("Fig. 6", "plain", 1.0, metric="lat", scheme="b", workload="w")])
+    rows = [{"scheme": s, "workload_name": "w", "lat": lat, "busy": busy}
+            for s, lat, busy in (("a", 70.0, 0.25), ("b", 100.0, 0.5))]
+    comparisons, _ = compare(exp, rows)
+    assert comparisons[0].ours == pytest.approx(-30.0)
+    # Unnormalised, for the scheme and its baseline; after the claim's own note.
+    assert comparisons[0].context == "disk busy: a 0.25, b 0.5"
+    assert comparisons[0].as_dict()["note"] == "a note; disk busy: a 0.25, b 0.5"
+    assert comparisons[1].context == "" and comparisons[1].as_dict()["note"] == ""
+    table = comparison_table(comparisons).splitlines()
+    assert table[0].split()[-1] == "context" and table[2].endswith("disk busy: a 0.25, b 0.5")
+    # Without context anywhere the table keeps its columns.
+    assert comparison_table(comparisons[1:]).splitlines()[0].split()[-1] == "tolerance"
+
+
 def test_a_row_that_restates_its_inputs_is_classed_input_by_its_value():
     from xlssd.reproduce.experiment import ECHO_TOL, Claim, Comparison, headline
 

@@ -54,6 +54,11 @@ def test_quick_run_measures_both_schemes_at_every_point(quick):
     raw = c["mean SSD read latency, ASCache (us; paper: 80 to 100)"]
     assert raw["ours"] == pytest.approx(ascache._raw_read_us(), rel=5e-3) and raw["kind"] == "input"
     assert all(v["kind"] == "simulated" for k, v in c.items() if k != "mean SSD read latency, ASCache (us; paper: 80 to 100)")
+    # The disk's load beside every Fig. 5 and Fig. 6 row, for ASCache and the traditional cache.
+    for k, v in c.items():
+        if v["ref"] in ("paper: Fig. 5", "paper: Fig. 6") and k.startswith(("mean read latency", "read-error")):
+            assert "disk utilization: ascache " in v["note"] and ", ssd-cache " in v["note"], (k, v["note"])
+            assert "disk queueing (us a request): ascache " in v["note"], v["note"]
     # Fig. 7: the case study's frames come back whole from the traditional cache.
     assert c["lowest frame SSIM, traditional"]["ours"] == pytest.approx(1.0)
     for pref in ascache.PREFERENCES:

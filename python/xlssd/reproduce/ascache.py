@@ -167,7 +167,14 @@ METRICS = [
     Metric.key("raw_reads", "ascache.raw_reads", "AP_READs returned raw"),
     Metric.key("ssd_read_us", "backing.ssd_reads.latency_us.mean", "mean SSD read latency (us)"),
     Metric.key("disk_utilization", "backing.disk.utilization", "disk utilization"),
+    Metric("disk_wait_us", f"{ident('backing.disk.response_us.mean')} - {ident('backing.disk.service_us.mean')}",
+           "disk queueing (us a request)"),
 ]
+
+
+#: Shown beside every Fig. 5 and Fig. 6 row: how busy the disk behind the cache was, for
+#: ASCache and the traditional cache (the gain depends on it).
+DISK_LOAD = ("disk_utilization", "disk_wait_us")
 
 
 def _claims() -> list[Claim]:
@@ -175,19 +182,19 @@ def _claims() -> list[Claim]:
     for a in (0.011, *HIGH_AP_BERS):
         where = {"host.ap_ber": a, **state()}
         out.append(Claim("paper: Fig. 5", f"mean read latency, ASCache vs traditional, AP_BER {a:g}", -30.0,
-                         metric="read_us", scheme="ascache", where=where, workload=VIDEO, normalise="change",
+                         metric="read_us", scheme="ascache", context=DISK_LOAD, where=where, workload=VIDEO, normalise="change",
                          bound="factor", group="read latency vs traditional (Fig. 5: -30%)",
                          assumption=f"AP_BER {a:g}, mean level {MEAN_LEVEL:g}, spread {SIGMA_LEVELS:g}"))
     for s in SCHEME_NAMES:
-        out.append(Claim("paper: Fig. 5", f"hit ratio, {LABEL[s]}, AP_BER 0.011", 0.83, metric="hit_ratio", scheme=s,
+        out.append(Claim("paper: Fig. 5", f"hit ratio, {LABEL[s]}, AP_BER 0.011", 0.83, metric="hit_ratio", scheme=s, context=DISK_LOAD,
                          where={"host.ap_ber": 0.011, **state()}, workload=VIDEO, bound="factor",
                          note="a property of the workload and the cache size"))
     for a in AP_BERS:
         out.append(Claim("paper: Fig. 5", f"mean read latency, ASCache / traditional, AP_BER {a:g} (<= 1)", 1.0,
-                         metric="read_us", scheme="ascache", where={"host.ap_ber": a, **state()}, workload=VIDEO,
+                         metric="read_us", scheme="ascache", context=DISK_LOAD, where={"host.ap_ber": a, **state()}, workload=VIDEO,
                          normalise="ratio", bound="below", abs_tol=0.0))
     for f in FAILURE_RATES:
-        claim = dict(metric="read_error_misses", scheme="ascache", where=fig6_where(f), workload=VIDEO)
+        claim = dict(metric="read_error_misses", scheme="ascache", where=fig6_where(f), workload=VIDEO, context=DISK_LOAD)
         if f == 0.3:
             out.append(Claim("paper: Fig. 6", "read-error misses, ASCache vs traditional, failure rate 0.3", -52.0,
                              normalise="change", bound="factor", **claim))
@@ -200,7 +207,7 @@ def _claims() -> list[Claim]:
     for suffix, st, assumption in ranges:
         for a in (0.011, *HIGH_AP_BERS):
             out.append(Claim("paper: Fig. 5", f"mean read latency, ASCache vs traditional, AP_BER {a:g}, {assumption}", -30.0,
-                             metric="read_us", scheme="ascache", where={"host.ap_ber": a, **st},
+                             metric="read_us", scheme="ascache", context=DISK_LOAD, where={"host.ap_ber": a, **st},
                              workload=f"{VIDEO}@{suffix}", normalise="change", bound="factor",
                              group="read latency vs traditional (Fig. 5: -30%)", assumption=f"AP_BER {a:g}, {assumption}"))
     return out + _fig7_claims()
