@@ -65,7 +65,7 @@ def test_quick_run_measures_both_schemes_at_every_point(quick):
         assert 0.0 < c[f"lowest frame SSIM, ASCache, writes to the {pref} level"]["ours"] < 1.0
     rows = parquet_rows(out)
     assert {r["scheme"] for r in rows} == set(ascache.SCHEMES)
-    assert len(rows) == 2 * len(ascache.POINTS)
+    assert len(rows) == 2 * (len(ascache.POINTS) + len(ascache.UPLOAD_POLICIES))
     for r in rows:
         assert r["status"] == "ok"
         assert r["backing.enabled"] and r["backing.reads.pages"] > 0
@@ -76,3 +76,45 @@ def test_quick_run_measures_both_schemes_at_every_point(quick):
             assert r["ascache.raw_reads"] > 0, r
         assert r["ascache.probes_start"] == 1024
     assert {f.name for f in (out / "figures").glob("*.png")} >= {"read-latency-vs-ap-ber.png", "read-error-misses-vs-pe.png", "frame-ssim.png"}
+
+
+def test_uploads_exercise_the_three_write_policies(quick):
+    out, p = quick
+    assert p.returncode == 0, p.stderr
+    rows = [r for r in parquet_rows(out) if r["workload_name"] == ascache.UPLOADS]
+    assert sorted((r["scheme"], r["config.backing.write_policy"]) for r in rows) == sorted(
+        (s, pol) for s in ascache.SCHEMES for pol in ascache.UPLOAD_POLICIES)
+    for r in rows:
+        policy, w = r["config.backing.write_policy"], r["backing.writes.pages"]
+        assert w > 0 and r["host.write.count"] > 0, r["scheme"]
+        if policy == "write-around":
+            # Uploads go to the disk only.
+            assert (r["backing.writes.cached"], r["backing.writes.around"]) == (0, w)
+            assert r["backing.disk.writes"] > 0
+        else:
+            # Cached; write-through also writes the disk at once, write-back only later.
+            assert (r["backing.writes.cached"], r["backing.writes.around"]) == (w, 0)
+        if policy == "write-through":
+            assert r["backing.disk.writes"] > 0
+    # Writing every upload to the disk at once keeps it busier than absorbing them.
+    util = {(r["scheme"], r["config.backing.write_policy"]): r["backing.disk.utilization"] for r in rows}
+    for s in ascache.SCHEMES:
+        assert util[(s, "write-through")] > util[(s, "write-back")]
+
+
+def test_uploads_are_written_into_their_own_space_while_the_library_streams():
+    from xlssd.reproduce import ascache_workloads as wl
+
+    s = wl.with_uploads(3_000, uploaders=2)
+    reads, writes = s["is_read"], ~s["is_read"]
+    assert reads.sum() == 3_000 and writes.sum() > 0
+    assert (s["time_ns"][1:] >= s["time_ns"][:-1]).all()
+    library_end = wl.Layout().disk_bytes(wl.VIDEOS) // wl.SECTOR
+    assert s["lba"][reads].max() < library_end <= s["lba"][writes].min()
+    # Each uploader writes its frames in order, a frame time apart, never past the reads' span.
+    assert s["time_ns"][writes].max() <= s["time_ns"][reads].max()
+    assert len(set(s["lba"][writes].tolist())) == writes.sum()
+    with pytest.raises(ValueError, match="uploaders >= 0"):
+        wl.with_uploads(10, uploaders=-1)
+    with pytest.raises(ValueError, match="upload_fps > 0"):
+        wl.with_uploads(10, upload_fps=0.0)

@@ -102,3 +102,51 @@ def write_trace(path: Path, requests: int, seed: int = 2019, **kw) -> Path:
     """`streams(...)` as an MQSim trace of reads."""
     s = streams(requests, seed, **kw)
     return mqsim_trace.write(path, s["time_ns"], s["lba"], s["sectors"], np.ones(len(s["lba"]), dtype=bool))
+
+
+#: Uploads (a variant, added after the read-only workload's results were seen): this many
+#: clients each upload new videos while UPLOAD_CLIENTS others stream, UPLOAD_FPS frames a
+#: second each (an upload over a client's link is not real time), each into its own disk
+#: space after the library. Sized so that the disk stays out of saturation under every
+#: write policy: a 16 KiB page written to the disk takes about 2 ms (the full run's
+#: service times), so write-through's one uploader adds 3 x 10 pages x 2 ms = 6% of the
+#: disk's time to the 31% that 8 streaming clients keep it busy; 4 uploaders writing in
+#: real time beside 16 clients saturated it under every policy (measured, not kept).
+UPLOADERS = 1
+UPLOAD_FPS = 3.0
+UPLOAD_CLIENTS = 8
+
+
+def with_uploads(requests: int, seed: int = 2019, uploaders: int = UPLOADERS, upload_fps: float = UPLOAD_FPS,
+                 videos: int = VIDEOS, clients: int = UPLOAD_CLIENTS, fps: float = FPS, skew: float = SKEW,
+                 layout: Layout = Layout()) -> dict[str, np.ndarray]:
+    """`streams(...)` with `uploaders` clients writing new videos over the same span:
+    arrays `time_ns`, `lba`, `sectors`, `is_read`, by arrival time. Deterministic for a seed."""
+    if uploaders < 0 or upload_fps <= 0:
+        raise ValueError(f"with_uploads(): need uploaders >= 0 and upload_fps > 0 (got {uploaders}, {upload_fps})")
+    s = streams(requests, seed, videos, clients, fps, skew, layout)
+    span = int(s["time_ns"][-1])
+    frame_ns = 1e9 / upload_fps
+    per = int(span // frame_ns) + 1
+    rng = np.random.Generator(np.random.PCG64(seed + 1))
+    starts = rng.random(uploaders) * START_S * 1e9
+    own_videos = -(-per // layout.frames)
+    times, lbas = [s["time_ns"]], [s["lba"]]
+    for u in range(uploaders):
+        k = np.arange(per)
+        t = np.rint(starts[u] + k * frame_ns).astype(np.int64)
+        video = videos + u * own_videos + k // layout.frames
+        keep = t <= span
+        times.append(t[keep])
+        lbas.append(((video * layout.frames + k % layout.frames) * layout.frame_stride_sectors)[keep])
+    is_read = np.concatenate([np.ones(len(s["lba"]), dtype=bool)] + [np.zeros(len(t), dtype=bool) for t in times[1:]])
+    time_ns, lba = np.concatenate(times), np.concatenate(lbas).astype(np.int64)
+    order = np.argsort(time_ns, kind="stable")
+    return {"time_ns": time_ns[order], "lba": lba[order], "sectors": np.full(len(lba), layout.frame_sectors, dtype=np.int64),
+            "is_read": is_read[order]}
+
+
+def write_trace_with_uploads(path: Path, requests: int, seed: int = 2019, **kw) -> Path:
+    """`with_uploads(...)` as an MQSim trace of reads and writes."""
+    s = with_uploads(requests, seed, **kw)
+    return mqsim_trace.write(path, s["time_ns"], s["lba"], s["sectors"], s["is_read"])
