@@ -11,7 +11,7 @@ Numbers compared:
   the paper's abstract says -34% "over a state-of-the-art technique", shown against i-ISPE
   and DPES.
 - Lifetime: +43% (the talk), from the erase stress the runs measure (`physics.erase`).
-- The directions the issue asks for: AERO <= AERO_CONS <= ISPE in erase latency and tail
+- The directions checked besides: AERO <= AERO_CONS <= ISPE in erase latency and tail
   latency, AERO's lifetime the longest.
 
 Assumptions (fixed before any of these runs; docs/techniques/aero.md gives the reasons):
