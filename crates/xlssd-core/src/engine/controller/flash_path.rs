@@ -529,7 +529,7 @@ impl Simulator<'_> {
             TxnKind::MapWrite => {
                 self.measure.counters.mapping_writes += 1;
                 self.program_finished(t.ppn);
-                self.ctrl.translations.finish_write(t.lpn - self.ftl.logical_pages() as u32);
+                self.ctrl.translations.finish_write(self.ftl.translation_page_at(t.lpn));
             }
             TxnKind::MapRead => {
                 self.measure.counters.mapping_reads += 1;

@@ -24,7 +24,7 @@ impl Simulator<'_> {
             return;
         }
         self.measure.counters.cmt_misses += 1;
-        let tvpn = lpn / self.ftl.div().tpage_entries;
+        let tvpn = self.ftl.translation_page(lpn);
         let tlpn = self.ftl.translation_lpn(tvpn);
         if let Some(waiters) = self.ctrl.translations.waiting_for(tvpn) {
             waiters.push((lpn, work, write));
@@ -55,7 +55,7 @@ impl Simulator<'_> {
     pub(in crate::engine) fn mapping_loaded(&mut self, lpn: u32, work: Parked, write: bool) {
         let evicted = self.ctrl.cmt.as_mut().and_then(|c| c.insert(lpn, write));
         if let Some((old, true)) = evicted {
-            self.write_back_translation(old / self.ftl.div().tpage_entries);
+            self.write_back_translation(self.ftl.translation_page(old));
         }
         self.resume(work);
     }
@@ -76,7 +76,7 @@ impl Simulator<'_> {
         }
         let Some(cmt) = self.ctrl.cmt.as_mut() else { return };
         if !cmt.mark_dirty(lpn) {
-            self.ftl.note_translation_update(plane, lpn / self.ftl.div().tpage_entries);
+            self.ftl.note_translation_update(plane, self.ftl.translation_page(lpn));
         }
     }
 

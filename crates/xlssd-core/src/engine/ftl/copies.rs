@@ -222,7 +222,7 @@ impl Simulator<'_> {
         // is rewritten now.
         if let Some(cmt) = self.ctrl.cmt_mut() {
             if !cmt.mark_dirty(lpn) {
-                self.write_back_translation(lpn / self.ftl.div.tpage_entries);
+                self.write_back_translation(self.ftl.translation_page(lpn));
             }
         }
     }

@@ -142,9 +142,20 @@ impl FtlState {
         &self.div
     }
 
+    /// The translation page holding logical page `lpn`'s mapping entry.
+    pub(super) fn translation_page(&self, lpn: u32) -> u32 {
+        lpn / self.div.tpage_entries
+    }
+
     /// The logical page translation page `tvpn` is stored under (past the host's pages).
     pub(super) fn translation_lpn(&self, tvpn: u32) -> u32 {
         self.logical_pages as u32 + tvpn
+    }
+
+    /// The translation page stored under logical page `tlpn` (the inverse of
+    /// [`Self::translation_lpn`]).
+    pub(super) fn translation_page_at(&self, tlpn: u32) -> u32 {
+        tlpn - self.logical_pages as u32
     }
 
     pub(super) fn blocks(&self) -> &BlockManager {
