@@ -71,3 +71,23 @@ def test_cli_vth_options_and_bad_input(cli):
     assert p.returncode == 0 and "RBER = 7." in p.stdout
     with pytest.raises(ConfigError, match="--y-neighbour"):
         _core.physics_rber("vth", y_neighbour="sideways")
+
+
+def test_program_times_and_step_levels_come_from_the_core_with_clear_errors():
+    # Table I's ISPP-SV at cycle 1 (calibrated), ISPP-DV predicted: 21 x 8.095 + 42 x 30 us;
+    # 20% fewer pulses at 100,000 cycles by default.
+    assert _core.ispp_program_us("sv") == pytest.approx(800.0)
+    assert _core.ispp_program_us("dv") == pytest.approx(21 * (800 / 21 - 30) + 42 * 30)
+    assert _core.ispp_program_us("sv", 100_000.0) == pytest.approx(640.0)
+    assert _core.ispp_program_us("sv", 100_000.0, 0.0) == pytest.approx(800.0)
+    for args, message in ((("xx",), "--algorithm: unknown `xx`"), (("sv", -1.0), "--pe: value -1"),
+                          (("sv", 1.0, 1.5), "speedup_at_100k: value 1.5")):
+        with pytest.raises(ConfigError, match=message):
+            _core.ispp_program_us(*args)
+    # Sequential programming keeps the precise step; fewer later neighbours allow a coarser one.
+    assert _core.vth_step_level("precise", "precise")[0] == 0
+    chb, none = _core.vth_step_level("approx-vmax", "approx-vmax"), _core.vth_step_level("none", "none")
+    assert 0 < chb[0] < none[0] and 0 < chb[2] < none[2] < 1
+    assert none[1] == pytest.approx(1 + none[0] / 32)
+    with pytest.raises(ConfigError, match="--y-neighbour: unknown `bogus`"):
+        _core.vth_step_level("bogus", "none")

@@ -222,7 +222,7 @@ fn physics_rber(
     catching(|| {
         use xlssd_core::physics::vth::VthConfig;
         use xlssd_core::physics::{exp_linear::ExpLinearConfig, power_law::PowerLawConfig, read_disturb::ReadDisturbConfig};
-        use xlssd_core::physics::{Ispp, PageHistory, RberModel};
+        use xlssd_core::physics::{PageHistory, RberModel};
         for (name, v) in [("--pe", pe), ("--retention", retention_h), ("--reads", reads)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(ConfigError::new_err(format!(
@@ -244,12 +244,7 @@ fn physics_rber(
                 }
             }
         }
-        let alg = match algorithm {
-            "sv" => Ispp::Sv,
-            "dv" => Ispp::Dv,
-            "rv" => Ispp::Rv,
-            other => return Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
-        };
+        let alg = algorithm_arg(algorithm)?;
         let rd = ReadDisturbConfig::default();
         let index = |v: Option<Bound<'_, PyAny>>, default: i64, flag: &str, n: usize| {
             int_arg(v.as_ref(), default, flag, 0, n as i64 - 1, &format!("0 to {}", n - 1)).map(|i| i as usize)
@@ -270,6 +265,39 @@ fn physics_rber(
         let total = (base + rd.rber(weighted)).min(xlssd_core::physics::MAX_RBER);
         let hard_limit = xlssd_core::ecc::ldpc::LdpcConfig::default().hard_limit;
         Ok((total, base, rd.max_reads(page_type, read_mode, base, hard_limit)))
+    })
+}
+
+/// A programming algorithm by name (`sv`, `dv` or `rv`).
+fn algorithm_arg(name: &str) -> PyResult<xlssd_core::physics::Ispp> {
+    use xlssd_core::physics::Ispp;
+    match name {
+        "sv" => Ok(Ispp::Sv),
+        "dv" => Ok(Ispp::Dv),
+        "rv" => Ok(Ispp::Rv),
+        other => Err(ConfigError::new_err(format!("--algorithm: unknown `{other}`; expected sv, dv or rv"))),
+    }
+}
+
+/// Average page program time, us, of `algorithm` at `pe` cycles under the pulse model
+/// (`physics::ispp::program_us`), the pulse train shortened by `speedup_at_100k` at
+/// 100,000 cycles (the default of `physics.program_speedup_at_100k`).
+#[pyfunction]
+#[pyo3(signature = (algorithm, pe=1.0, speedup_at_100k=None))]
+fn ispp_program_us(algorithm: &str, pe: f64, speedup_at_100k: Option<f64>) -> PyResult<f64> {
+    catching(|| {
+        let alg = algorithm_arg(algorithm)?;
+        if !(pe.is_finite() && pe >= 0.0) {
+            return Err(ConfigError::new_err(format!("--pe: value {} is out of range: expected a number >= 0", show_f64(pe))));
+        }
+        let speedup = speedup_at_100k.unwrap_or(xlssd_core::physics::config::PhysicsConfig::default().program_speedup_at_100k);
+        if !(speedup.is_finite() && (0.0..1.0).contains(&speedup)) {
+            return Err(ConfigError::new_err(format!(
+                "speedup_at_100k: value {} is out of range: expected a fraction in [0, 1)",
+                show_f64(speedup)
+            )));
+        }
+        Ok(xlssd_core::physics::ispp::program_us(alg, pe, speedup))
     })
 }
 
@@ -307,15 +335,11 @@ fn mode_and_disturbers(
 #[pyo3(signature = (y_neighbour, z_neighbour, mode="precise"))]
 fn vth_step_level(y_neighbour: &str, z_neighbour: &str, mode: &str) -> PyResult<(u8, f64, f64)> {
     catching(|| {
-        use xlssd_core::physics::vth::{step_factor, Disturbers, VthConfig};
-        use xlssd_core::physics::ProgramMode;
+        use xlssd_core::physics::vth::{step_factor, VthConfig};
         let (mode, disturbers) = mode_and_disturbers(mode, y_neighbour, z_neighbour)?;
         let vth = VthConfig::default();
-        let (pe, hours) = (vth.reference_pe, vth.reference_h);
-        let target = vth.rber(mode, &Disturbers::pair(ProgramMode::Precise), pe, hours);
-        let level = vth.largest_step_level(mode, &disturbers, target, pe, hours);
-        let saving = 1.0 - vth.program_time_factor_at(mode, level) / vth.program_time_factor(mode);
-        Ok((level, step_factor(level), saving))
+        let level = vth.relaxed_step_level(mode, &disturbers);
+        Ok((level, step_factor(level), vth.step_saving(mode, level)))
     })
 }
 
@@ -468,5 +492,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ecc_max_t, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;
     m.add_function(wrap_pyfunction!(vth_step_level, m)?)?;
+    m.add_function(wrap_pyfunction!(ispp_program_us, m)?)?;
     Ok(())
 }

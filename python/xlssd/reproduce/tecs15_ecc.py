@@ -332,16 +332,13 @@ def _filebench_claims() -> list[Claim]:
     return out
 
 
-#: ISPP's train (Sec. 3.1: 14 V to 19 V in 250 mV steps) and a verify (Sec. 3.2: 30 us).
-PULSES = (19.0 - 14.0) / 0.25 + 1
-VERIFY_US = 30.0
-
-
 def dv_program_us() -> float:
-    """ISPP-DV's time at cycle 1 as the pulse model predicts it: a pulse is what ISPP-SV's
-    800 us leaves after one verify per pulse, and ISPP-DV verifies twice per pulse."""
-    pulse_us = PROGRAM_US["SV"] / PULSES - VERIFY_US
-    return PULSES * pulse_us + 2 * PULSES * VERIFY_US
+    """ISPP-DV's time at cycle 1 as the pulse model predicts it (physics/ispp.rs): 21
+    pulses from 14 V to 19 V, each followed by two 30 us verifies, the pulse calibrated on
+    ISPP-SV's 800 us."""
+    from xlssd import _core
+
+    return _core.ispp_program_us("dv", 1.0)
 
 
 def _claims() -> list[Claim]:

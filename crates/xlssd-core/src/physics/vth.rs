@@ -476,6 +476,21 @@ impl VthConfig {
         self.ispp_steps_at(mode, level) / self.ispp_steps(ProgramMode::Precise)
     }
 
+    /// Seed 000 Sec. III-B's rule: the coarsest step level at which a page in `mode` whose
+    /// later neighbours are `disturbers` keeps the RBER the same page has under sequential
+    /// programming (two later precise neighbours), at the calibration point (`reference_pe`,
+    /// `reference_h`).
+    pub fn relaxed_step_level(&self, mode: ProgramMode, disturbers: &Disturbers) -> u8 {
+        let (pe, hours) = (self.reference_pe, self.reference_h);
+        let target = self.rber(mode, &Disturbers::pair(ProgramMode::Precise), pe, hours);
+        self.largest_step_level(mode, disturbers, target, pe, hours)
+    }
+
+    /// The program-time saving of `mode` at step level `level` against the mode's own step.
+    pub fn step_saving(&self, mode: ProgramMode, level: u8) -> f64 {
+        1.0 - self.program_time_factor_at(mode, level) / self.program_time_factor(mode)
+    }
+
     /// The largest step level at which a page programmed in `mode` and then disturbed by
     /// `disturbers` keeps an RBER of at most `target` at `pe` cycles after `hours` (seed
     /// 000 Sec. III-B: a page whose later neighbours disturb it less, or not at all, can be

@@ -148,11 +148,9 @@ impl FastLevels {
 
     fn from_model(vth: &crate::physics::vth::VthConfig) -> FastLevels {
         use crate::physics::vth::Disturbers;
-        let (pe, hours) = (vth.reference_pe, vth.reference_h);
-        let target = vth.rber(ProgramMode::Precise, &Disturbers::pair(ProgramMode::Precise), pe, hours);
-        let level = |d: Disturbers| vth.largest_step_level(ProgramMode::Precise, &d, target, pe, hours);
+        let level = |d: Disturbers| vth.relaxed_step_level(ProgramMode::Precise, &d);
         let (chb, phase2) = (level(Disturbers::pair(ProgramMode::ApproxVmax)), level(Disturbers::NONE));
-        let saving = |l: u8| 1.0 - vth.program_time_factor_at(ProgramMode::Precise, l);
+        let saving = |l: u8| vth.step_saving(ProgramMode::Precise, l);
         FastLevels { chb, phase2, chb_speedup: saving(chb), phase2_speedup: saving(phase2) }
     }
 
