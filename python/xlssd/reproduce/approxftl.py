@@ -35,7 +35,7 @@ from typing import Any
 
 from xlssd.reproduce import approxftl_workloads as wl
 from xlssd.reproduce import shared_traces
-from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant
+from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant, _matches
 
 NAME = "approxftl"
 DESCRIPTION = "seed 000: ApproxFTL against Baseline, Delta_b and Vth_b (Figs. 5-12)"
@@ -364,17 +364,13 @@ def _block_shares(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Per application: each kind's share of ApproxFTL's block openings on the aged device."""
     out = {}
     for r in rows:
-        if r["scheme"] != "approxftl" or r["workload_name"] not in APPS or not _aged(r):
+        if r["scheme"] != "approxftl" or r["workload_name"] not in APPS or not _matches(r, AGED):
             continue
         counts = {k: float(r.get(f"approx.active_blocks.{k}") or 0.0) for k in FIG6_KINDS}
         total = sum(counts.values())
         if total > 0:
             out[r["workload_name"]] = {k: v / total for k, v in counts.items()}
     return out
-
-
-def _aged(r: dict[str, Any]) -> bool:
-    return all(str(r.get(f"config.{k}")) == str(v) for k, v in AGED.items())
 
 
 def _largest_share(app: str, kind: str):
@@ -389,14 +385,12 @@ def _largest_share(app: str, kind: str):
 
 
 def _write_cdf(rows: list[dict[str, Any]], scheme: str, app: str) -> list[tuple[float, float]] | None:
-    chosen = [r for r in rows if r["scheme"] == scheme and r["workload_name"] == app and _aged(r)]
+    from xlssd.results.plots import cdf_points
+
+    chosen = [r for r in rows if r["scheme"] == scheme and r["workload_name"] == app and _matches(r, AGED)]
     if not chosen:
         return None
-    raw = chosen[0].get("host.write.latency_us.cdf")
-    if isinstance(raw, str):
-        import json
-        raw = json.loads(raw)
-    return [(float(x), float(q)) for x, q in raw or []] or None
+    return cdf_points(chosen[0], "host.write.latency_us") or None
 
 
 def _fraction_below(cdf: list[tuple[float, float]], x: float) -> float:

@@ -154,7 +154,7 @@ def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("sch
         chosen = [r for r in rows if _key(r, by) == series and r.get(count)]
         if not chosen:
             continue
-        curves = [_cdf_points(r, histogram) or [(float(r[k]), q) for k, (_, q) in zip(keys, PERCENTILES)]
+        curves = [cdf_points(r, histogram) or [(float(r[k]), q) for k, (_, q) in zip(keys, PERCENTILES)]
                   for r in chosen]
         # The logit axis cannot show fractions 0 and 1; the other points carry the shape.
         fractions = [q for _, q in curves[0] if 0.0 < q < 1.0]
@@ -177,7 +177,7 @@ def latency_cdf(rows: Sequence[Row], op: str = "read", by: Sequence[str] = ("sch
     return fig
 
 
-def _cdf_points(row: Row, histogram: str) -> list[tuple[float, float]]:
+def cdf_points(row: Row, histogram: str) -> list[tuple[float, float]]:
     """(latency, fraction) pairs of a row's sampled CDF; empty when the row has none."""
     raw = row.get(f"{histogram}.cdf")
     if isinstance(raw, str):
