@@ -23,7 +23,9 @@ pub use scheme::{SchemeConfig, SchemeShape, BASELINE};
 
 pub use crate::controller::config::{CacheConfig, ChannelConfig, MappingConfig, WritePolicy};
 pub use crate::ecc::config::{EccConfig, EccScheme};
-pub use crate::ftl::config::{AllocationScheme, FtlConfig, GcConfig, GcPolicy, HandleGc, PreconditionConfig, WlConfig};
+pub use crate::ftl::config::{
+    AllocationScheme, FtlConfig, GcConfig, GcPolicy, HandleGc, PageBinding, PreconditionConfig, WlConfig,
+};
 pub use crate::host::config::{AddressMode, HostConfig, ReplayMode, RwMode, UnmappedReads, WorkloadConfig};
 pub use crate::nand::config::{CellType, GeometryConfig, PerPageType, TimingConfig, MAX_PLANES_PER_DIE};
 pub use crate::physics::config::{AgingConfig, PhysicsConfig};

@@ -243,6 +243,22 @@ pub struct OpReport {
     pub latency_us: LatencySummary,
 }
 
+/// When page writes took their physical pages (`ftl.page_binding`), and the writes that
+/// needed none.
+#[derive(Debug, Clone, Serialize)]
+pub struct BindingReport {
+    /// `issue` or `queue`.
+    pub at: String,
+    /// Host writes programmed without pointing their logical page at the data: a newer
+    /// write of the same page was queued before they got a page (possible only when pages
+    /// are bound at issue, or after waiting for a free block), so the page they programmed
+    /// holds stale data at once.
+    pub superseded_writes: u64,
+    /// GC copies dropped because the host rewrote their page after it was read but before
+    /// the copy got a page.
+    pub stale_gc_copies: u64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FtlReport {
     pub logical_pages: u64,
@@ -262,6 +278,8 @@ pub struct FtlReport {
     pub unmapped_zero_reads: u64,
     pub materialized_pages: u64,
     pub blocked_writes: u64,
+    /// When writes were given their physical pages, and what that saved.
+    pub binding: BindingReport,
     pub rmw: RmwReport,
     /// Open blocks closed before they were full so that they could be relocated.
     pub sealed: SealedReport,

@@ -178,8 +178,10 @@ fn reads_may_suspend_programs_which_resume_where_they_stopped() {
     for r in [&on, &off] {
         assert_eq!(r.nand.busy.dies_total.host_write_ns, r.host.write.count * per_write);
     }
-    // A read waits for the program's suspension instead of its rest.
-    assert!(on.host.read.latency_us.p99 < off.host.read.latency_us.p99);
+    // A read waits for the program's suspension instead of its rest: the typical read
+    // gains (the slowest reads wait for erases and cleaning, which this leaves alone).
+    let (on_lat, off_lat) = (&on.host.read.latency_us, &off.host.read.latency_us);
+    assert!(on_lat.p50 < off_lat.p50 && on_lat.mean < off_lat.mean, "on {on_lat:?} off {off_lat:?}");
 }
 
 #[test]

@@ -10,7 +10,9 @@ use common::guarded::run_guarded;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use xlssd_core::config::{AddressMode, AllocationScheme, CellType, GcPolicy, PerPageType, UnmappedReads, WritePolicy};
+use xlssd_core::config::{
+    AddressMode, AllocationScheme, CellType, GcPolicy, PageBinding, PerPageType, UnmappedReads, WritePolicy,
+};
 use xlssd_core::host::{Op, Request};
 use xlssd_core::Config;
 
@@ -63,6 +65,8 @@ struct Case {
     /// approximate.
     scheme: &'static str,
     approx_share: f64,
+    /// When writes are given their pages (`ftl.page_binding`).
+    binding: PageBinding,
 }
 
 /// How hard a case pushes the device.
@@ -96,6 +100,8 @@ fn case(heavy: bool) -> impl Strategy<Value = Case> {
         any::<bool>(),
         prop::sample::select(vec![1u32, 2, 5]),
         prop::sample::select(vec![UnmappedReads::Materialize, UnmappedReads::Zero]),
+        // Pages bound at issue (the default) three times in four.
+        prop::sample::select(vec![PageBinding::Issue, PageBinding::Issue, PageBinding::Issue, PageBinding::Queue]),
     );
     let controller = (
         prop::sample::select(vec![0u64, 0, 4, 16, 64]),
@@ -144,6 +150,7 @@ fn case(heavy: bool) -> impl Strategy<Value = Case> {
         wl_dynamic: f.7,
         static_threshold: f.8,
         unmapped: f.9,
+        binding: f.10,
         cache_pages: c.0,
         write_policy: c.1,
         // Light cases leave out the in-flight flush limit with dynamic allocation, which
@@ -192,6 +199,7 @@ fn config(c: &Case) -> Config {
     cfg.host.address_mode = if c.wrap { AddressMode::Wrap } else { AddressMode::Error };
     cfg.ftl.overprovisioning = c.overprovisioning;
     cfg.ftl.allocation = c.allocation;
+    cfg.ftl.page_binding = c.binding;
     cfg.gc.policy = c.gc_policy;
     cfg.gc.threshold = c.gc_threshold;
     if c.foreground_gc {
@@ -599,6 +607,7 @@ fn dynamic_flush_limit_case() -> Case {
         mean_gap_us: 2000.0,
         scheme: "baseline",
         approx_share: 0.0,
+        binding: PageBinding::Issue,
     }
 }
 
@@ -666,6 +675,7 @@ fn regression_dynamic_allocation_one_request_at_a_time_does_not_stall() {
         mean_gap_us: 20.0,
         scheme: "baseline",
         approx_share: 0.0,
+        binding: PageBinding::Issue,
     };
     check_case(&c).unwrap();
     let mut fine = c.clone();
@@ -719,6 +729,114 @@ fn regression_dynamic_allocation_burst_does_not_stall() {
         mean_gap_us: 0.0,
         scheme: "baseline",
         approx_share: 0.0,
+        binding: PageBinding::Issue,
+    };
+    check_case(&c).unwrap();
+}
+
+/// The single SLC die of 24 blocks of 8 pages, dynamic allocation, 360 to 1,200 requests,
+/// on which the overload search found the stalls of pages bound at issue; each regression
+/// below changes what its case had otherwise.
+fn one_small_plane() -> Case {
+    Case {
+        channels: 1,
+        chips: 1,
+        dies: 1,
+        planes: 1,
+        blocks_per_plane: 24,
+        pages_per_block: 8,
+        page_size: 2048,
+        cell: CellType::Slc,
+        overprovisioning: 0.25,
+        allocation: AllocationScheme::Dynamic,
+        gc_policy: GcPolicy::Greedy,
+        gc_threshold: 0.1,
+        foreground_gc: false,
+        cache_pages: 0,
+        write_policy: WritePolicy::Eager,
+        max_inflight: 0,
+        idle_flush_us: 0.0,
+        cmt_entries: 0,
+        entry_bytes: 64,
+        occupancy: 0.3,
+        steady_state: true,
+        wl_static: false,
+        wl_dynamic: true,
+        static_threshold: 5,
+        unmapped: UnmappedReads::Materialize,
+        cmd_ns: 0,
+        dram_ns: 0,
+        interface_gbps: 2.0,
+        wrap: false,
+        wl_seed: 3742317326242048807,
+        requests: 1193,
+        read_fraction: 0.0,
+        hot_fraction: 0.8,
+        unaligned: true,
+        closed_qd: Some(32),
+        mean_gap_us: 20.0,
+        scheme: "baseline",
+        approx_share: 0.5,
+        binding: PageBinding::Issue,
+    }
+}
+
+/// A single plane written to full through an eager buffer and a cached mapping table: a
+/// write dropped from within the admission of others once lost a request.
+#[test]
+fn regression_single_plane_overload_with_pages_bound_at_issue_does_not_stall() {
+    let c = Case {
+        gc_policy: GcPolicy::Fifo,
+        gc_threshold: 0.05,
+        cache_pages: 4,
+        max_inflight: 4,
+        idle_flush_us: 50.0,
+        cmt_entries: 64,
+        occupancy: 0.7,
+        wl_static: true,
+        wl_dynamic: false,
+        static_threshold: 2,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 100,
+        interface_gbps: 0.0,
+        wl_seed: 12861759050917089379,
+        requests: 360,
+        ..one_small_plane()
+    };
+    check_case(&c).unwrap();
+}
+
+/// Unbuffered writes to a hot spot, many of them rewritten before they get a page: every
+/// one is still programmed.
+#[test]
+fn regression_unbuffered_hot_writes_with_pages_bound_at_issue_keep_every_count() {
+    check_case(&one_small_plane()).unwrap();
+}
+
+/// A burst on two planes of one die with cleaning in the foreground: writes all queued at
+/// once chose the same plane while neither had taken a page, and waited there for ever.
+#[test]
+fn regression_dynamic_burst_on_two_planes_with_pages_bound_at_issue_does_not_stall() {
+    let c = Case {
+        planes: 2,
+        overprovisioning: 0.22,
+        foreground_gc: true,
+        write_policy: WritePolicy::Lazy,
+        idle_flush_us: 1000.0,
+        occupancy: 0.0,
+        wl_dynamic: false,
+        static_threshold: 1,
+        unmapped: UnmappedReads::Zero,
+        cmd_ns: 100,
+        interface_gbps: 0.0,
+        wl_seed: 8365128872771517255,
+        requests: 1180,
+        read_fraction: 0.3,
+        hot_fraction: 0.0,
+        unaligned: false,
+        closed_qd: None,
+        mean_gap_us: 0.0,
+        ..one_small_plane()
     };
     check_case(&c).unwrap();
 }
@@ -763,6 +881,7 @@ fn static_wl_livelock_case() -> Case {
         mean_gap_us: 20.0,
         scheme: "baseline",
         approx_share: 0.0,
+        binding: PageBinding::Issue,
     }
 }
 
@@ -832,6 +951,7 @@ fn vth_b_all_approximate_case() -> Case {
         mean_gap_us: 0.0,
         scheme: "vth_b",
         approx_share: 1.0,
+        binding: PageBinding::Issue,
     }
 }
 

@@ -18,6 +18,10 @@ pub enum Phase {
     Array,
     /// Waiting for the channel to move read data out.
     WaitOut,
+    /// Idle, but the controller is choosing the physical page of a program it is about to
+    /// start here: work that arrives meanwhile (the choice can start cleaning or erases)
+    /// waits in the queues.
+    Binding,
 }
 
 /// One (possibly multi-plane) command in progress on a die.

@@ -30,7 +30,7 @@ use crate::controller::buffer::WriteBuffer;
 use crate::controller::cmt::Cmt;
 use crate::controller::die::{Channel, Die};
 use crate::controller::translation::Translations;
-use crate::controller::txn::{TxnKind, TxnSlab};
+use crate::controller::txn::TxnSlab;
 use crate::error::{Error, Result};
 use crate::ftl::alloc::{DynamicLeastBusy, StaticCwdp};
 use crate::ftl::blocks::{BlockManager, NO_BLOCK};

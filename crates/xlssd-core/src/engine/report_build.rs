@@ -237,6 +237,11 @@ impl Simulator<'_> {
                 unmapped_zero_reads: c.unmapped_zero_reads,
                 materialized_pages: c.materialized_pages,
                 blocked_writes: c.blocked_writes,
+                binding: BindingReport {
+                    at: self.cfg.ftl.page_binding.name().into(),
+                    superseded_writes: c.superseded_writes,
+                    stale_gc_copies: c.gc_copies_dropped,
+                },
                 rmw: RmwReport { reads: c.rmw_reads, bytes: c.rmw_reads * self.geo.page_size as u64 },
                 sealed: SealedReport { blocks: c.sealed_blocks, unused_pages: c.sealed_unused_pages },
                 relocations: self.measure.relocs.report(),

@@ -40,7 +40,8 @@ impl PlaneAllocator for StaticCwdp {
 }
 
 /// Each page goes to the die with the fewest queued transactions (ties: the next die in
-/// round-robin order), and within it to the plane with the most room.
+/// round-robin order), and within it to the plane with the most room, less the writes
+/// queued there that have not taken theirs yet.
 pub struct DynamicLeastBusy {
     pub geo: Geometry,
     next: u32,
@@ -72,7 +73,14 @@ impl PlaneAllocator for DynamicLeastBusy {
         self.next = (die + 1) % dies;
         (0..ppd)
             .map(|p| die * ppd + p)
-            .max_by_key(|&plane| (ctx.blocks.room_for(plane, ctx.stream, false), ctx.blocks.free_count(plane), u32::MAX - plane))
+            .max_by_key(|&plane| {
+                // The writes waiting fill the open block first, then the free blocks.
+                let waiting = ctx.unbound.get(plane as usize).copied().unwrap_or(0) as u64;
+                let room = ctx.blocks.room_for(plane, ctx.stream, false) as u64;
+                let free = ctx.blocks.free_count(plane) as u64 * self.geo.pages_per_block as u64;
+                let left = if waiting <= room { (room - waiting, free) } else { (0, free.saturating_sub(waiting - room)) };
+                (left, u32::MAX - plane)
+            })
             .unwrap_or(die * ppd)
     }
     fn is_static(&self) -> bool {

@@ -29,6 +29,8 @@ pub struct FtlConfig {
     pub placement_handles: u32,
     /// Where cleaning copies data written under a placement handle.
     pub handle_gc: HandleGc,
+    /// When a page write gets its physical page.
+    pub page_binding: PageBinding,
 }
 
 impl Default for FtlConfig {
@@ -39,6 +41,28 @@ impl Default for FtlConfig {
             streams: 1,
             placement_handles: 0,
             handle_gc: HandleGc::Shared,
+            page_binding: PageBinding::Issue,
+        }
+    }
+}
+
+/// When a page write is given its physical page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageBinding {
+    /// When the die is about to program it: a block's pages go to writes in the order the
+    /// die runs them, so a write never waits for one queued before it in another queue.
+    Issue,
+    /// When the write is queued, as MQSim allocates: the die then programs each block's
+    /// pages in the order they were handed out.
+    Queue,
+}
+
+impl PageBinding {
+    pub fn name(self) -> &'static str {
+        match self {
+            PageBinding::Issue => "issue",
+            PageBinding::Queue => "queue",
         }
     }
 }

@@ -20,6 +20,9 @@ pub trait VictimSelector {
 pub struct AllocContext<'a> {
     /// Transactions queued or running at each die.
     pub die_load: &'a [u32],
+    /// Page writes queued at each plane's die that have not been given a page yet (pages
+    /// bound at issue): room they will take.
+    pub unbound: &'a [u32],
     pub blocks: &'a BlockManager,
     pub stream: u32,
 }

@@ -95,6 +95,11 @@ pub struct Counters {
     pub mapping_writes: u64,
     pub multiplane_ops: u64,
     pub blocked_writes: u64,
+    /// Host writes programmed but not mapped because a newer write of their page was
+    /// queued before they got a page, and GC copies dropped because the host rewrote their
+    /// page before they got one.
+    pub superseded_writes: u64,
+    pub gc_copies_dropped: u64,
     /// Open blocks closed early to be relocated, and their pages left unwritten.
     pub sealed_blocks: u64,
     pub sealed_unused_pages: u64,

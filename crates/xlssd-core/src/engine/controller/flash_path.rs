@@ -1,7 +1,7 @@
 //! From a transaction to the flash: per-die queues, multi-plane commands, channel
 //! arbitration, operation timing, and each command's completion.
 
-use super::super::ftl::LoopEnd;
+use super::super::ftl::{LoopEnd, UNBOUND};
 use super::super::{Ev, Simulator};
 use crate::controller::die::{ActiveArray, DieOp, Phase, MAX_PLANES};
 use crate::controller::txn::{OpClass, QueueClass, Txn, TxnKind, NO_OWNER};
@@ -12,13 +12,14 @@ use crate::sim::Time;
 use crate::stats::Activity;
 
 impl Simulator<'_> {
-    pub(in crate::engine) fn enqueue(&mut self, t: Txn) {
+    pub(in crate::engine) fn enqueue(&mut self, mut t: Txn) {
         let die = self.geo.die_of_plane(t.plane);
         if t.kind == TxnKind::HostRead && t.step == 0 && self.die_erasing(die) {
             self.measure.erases.host_reads_meeting_erase += 1;
         }
         match t.kind.op() {
-            OpClass::Program => self.queue_deferred_loop(t.ppn),
+            OpClass::Program if t.ppn & UNBOUND == 0 => self.queue_deferred_loop(t.ppn),
+            OpClass::Program => self.ftl.note_unbound(t.plane, true),
             OpClass::Read => {
                 if let Some(rel) = &self.rel {
                     rel.state.prefetch_read(t.ppn, self.geo.block_of(t.ppn));
@@ -29,9 +30,24 @@ impl Simulator<'_> {
         self.ctrl.die_load[die as usize] += 1;
         if self.starts_alone(die, &t) {
             // What `start_next_command` would make of it, without the trip through the queue.
-            let id = self.ctrl.txns.insert(t);
-            self.launch(die, t.kind.op(), &[id]);
-            return;
+            if t.ppn & UNBOUND == 0 {
+                let id = self.ctrl.txns.insert(t);
+                self.launch(die, t.kind.op(), &[id]);
+                return;
+            }
+            let Some(bound) = self.bind_at_issue(die, t) else {
+                self.try_start_die(die);
+                return;
+            };
+            self.queue_deferred_loop(bound.ppn);
+            // Binding may have queued work here (an erase, cleaning's reads) or made the
+            // program wait for its block's deferred erase loop.
+            if self.starts_alone(die, &bound) {
+                let id = self.ctrl.txns.insert(bound);
+                self.launch(die, bound.kind.op(), &[id]);
+                return;
+            }
+            t = bound;
         }
         let queue = t.kind.queue();
         self.ctrl.dies[die as usize].queues[queue as usize].push_back(t);
@@ -67,10 +83,41 @@ impl Simulator<'_> {
     }
 
     /// Whether `t` may start now: a program only as its block's next page, since a scheme can
-    /// send host writes and GC copies to one block, and their queues must not reorder its pages.
+    /// send host writes and GC copies to one block, and their queues must not reorder its
+    /// pages. A program without its page yet takes the next one when it starts.
     #[inline]
     fn startable(&self, t: &Txn) -> bool {
-        t.kind.op() != OpClass::Program || self.next_to_program(t.ppn)
+        t.kind.op() != OpClass::Program || t.ppn & UNBOUND != 0 || self.next_to_program(t.ppn)
+    }
+
+    /// Chooses the page of unbound program `t`, about to start on idle `die`, with the die
+    /// held meanwhile; None if it was dropped, parked or sent to another die instead. The
+    /// caller queues the deferred erase loop the page's block may wait for once the program
+    /// is back in its queue, so that the loop goes ahead of it.
+    fn bind_at_issue(&mut self, die: u32, t: Txn) -> Option<Txn> {
+        debug_assert!(!self.ctrl.dies[die as usize].busy());
+        self.ctrl.dies[die as usize].op.phase = Phase::Binding;
+        self.ftl.note_unbound(t.plane, false);
+        let bound = self.bind_program(t);
+        if let Some(b) = bound {
+            self.maybe_start_gc(b.plane);
+        } else {
+            self.ctrl.die_load[die as usize] -= 1;
+        }
+        self.ctrl.dies[die as usize].op.phase = Phase::Idle;
+        bound
+    }
+
+    /// Binds the unbound program at position `i` of `die`'s queue `qc`, putting it back
+    /// there bound if it was not dropped, parked or moved.
+    #[inline(never)]
+    fn bind_queued(&mut self, die: u32, qc: usize, i: usize) {
+        let Some(t) = self.ctrl.dies[die as usize].queues[qc].remove(i) else { return };
+        if let Some(bound) = self.bind_at_issue(die, t) {
+            let queue = &mut self.ctrl.dies[die as usize].queues[qc];
+            queue.insert(i.min(queue.len()), bound);
+            self.queue_deferred_loop(bound.ppn);
+        }
     }
 
     /// Whether `die` is running an erase loop or holds one suspended.
@@ -98,17 +145,30 @@ impl Simulator<'_> {
         if self.resume_suspended(die) {
             return;
         }
+        // A program whose page is still to be chosen is bound first, and the choice made
+        // again: binding can drop, park or move it, or queue other work here.
+        while !self.try_launch_queued(die) {}
+    }
+
+    /// Launches the next command from `die`'s queues; false if a program of it had to be
+    /// bound first (the command must then be chosen again).
+    #[inline]
+    fn try_launch_queued(&mut self, die: u32) -> bool {
         if let Some(qc) = self.only_queued(die) {
             // One transaction queued in all: no order between queues, no partner to join it.
             let queue = &self.ctrl.dies[die as usize].queues[qc];
             let t = queue[0];
             if !self.startable(&t) {
-                return;
+                return true;
+            }
+            if t.kind.op() == OpClass::Program && t.ppn & UNBOUND != 0 {
+                self.bind_queued(die, qc, 0);
+                return false;
             }
             let id = self.ctrl.txns.insert(t);
             self.ctrl.dies[die as usize].queues[qc].pop_front();
             self.launch(die, t.kind.op(), &[id]);
-            return;
+            return true;
         }
         let ppd = self.geo.planes_per_die;
         let first_plane = die * ppd;
@@ -127,7 +187,7 @@ impl Simulator<'_> {
             .into_iter()
             .find(|&qc| self.ctrl.dies[die as usize].queues[qc as usize].front().is_some_and(|t| self.startable(t)))
         else {
-            return;
+            return true;
         };
         // A multi-plane command: the first queued transaction of each plane, if it needs the
         // same operation as the head of the queue. Taking only each plane's first keeps the
@@ -157,6 +217,12 @@ impl Simulator<'_> {
                 }
             }
         }
+        if class == OpClass::Program {
+            if let Some(&i) = taken[..n].iter().find(|&&i| queue[i as usize].ppn & UNBOUND != 0) {
+                self.bind_queued(die, qc as usize, i as usize);
+                return false;
+            }
+        }
         // The command's transactions move from the queue to the table of those in flight.
         let queue = &mut self.ctrl.dies[die as usize].queues[qc as usize];
         let mut txns = [0u32; MAX_PLANES];
@@ -168,6 +234,7 @@ impl Simulator<'_> {
         }
         queue.pop_front();
         self.launch(die, class, &txns[..n]);
+        true
     }
 
     /// Starts the command of the transactions `txns` (in flight, of operation `class`) on
@@ -278,7 +345,9 @@ impl Simulator<'_> {
                 self.q.schedule_in(duration, Ev::ArrayDone(die, d.gen));
             }
             Phase::WaitOut => self.complete_op(die),
-            Phase::Array | Phase::Idle => self.invariant(format!("die {die}: channel finished in phase {phase:?}")),
+            Phase::Array | Phase::Idle | Phase::Binding => {
+                self.invariant(format!("die {die}: channel finished in phase {phase:?}"))
+            }
         }
     }
 

@@ -82,6 +82,11 @@ impl Controller {
         self.die_load[die as usize] += 1;
     }
 
+    /// Every transaction waiting in a die's queue.
+    pub(super) fn queued(&self) -> impl Iterator<Item = &Txn> {
+        self.dies.iter().flat_map(|d| d.queues.iter().flatten())
+    }
+
     /// The DRAM write buffer.
     pub(super) fn buffer(&self) -> &WriteBuffer {
         &self.buffer

@@ -1,6 +1,7 @@
 //! The invariant checker.
 
 use super::super::Simulator;
+use crate::controller::txn::TxnKind;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockManager, BlockState};
 use crate::ftl::copies::ExtraCopies;
@@ -139,6 +140,26 @@ impl Simulator<'_> {
         }
         if let Some(Err(message)) = self.backing.as_ref().map(|b| b.check()) {
             return fail(message);
+        }
+        let unbound_host_writes = (self.ctrl.queued())
+            .chain(self.ftl.blocked_programs.iter().flatten())
+            .filter(|t| t.kind == TxnKind::HostWrite && t.ppn & super::UNBOUND != 0)
+            .count() as u64;
+        if unbound_host_writes != self.ftl.versions.pending() {
+            return fail(format!(
+                "{unbound_host_writes} host writes wait for a page but {} versions are outstanding",
+                self.ftl.versions.pending()
+            ));
+        }
+        let mut queued_unbound = vec![0u32; self.geo.planes as usize];
+        for t in self.ctrl.queued().filter(|t| t.ppn & super::UNBOUND != 0) {
+            queued_unbound[t.plane as usize] += 1;
+        }
+        if let Some(p) = (0..self.geo.planes as usize).find(|&p| queued_unbound[p] != self.ftl.unbound[p]) {
+            return fail(format!(
+                "plane {p}'s die queues {} programs without a page but {} are counted",
+                queued_unbound[p], self.ftl.unbound[p]
+            ));
         }
         if valid_total != self.ftl.map.mapped() * self.ftl.unit_pages as u64 + self.ftl.copies.len() {
             return fail(format!(

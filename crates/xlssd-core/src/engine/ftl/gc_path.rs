@@ -136,13 +136,11 @@ impl Simulator<'_> {
     /// A victim page has been read into the controller: write it to its new home, unless the
     /// host overwrote it in the meantime.
     pub(in crate::engine) fn gc_read_done(&mut self, t: Txn) {
-        let unit = self.ftl.unit_pages as Ppn;
-        let first = t.ppn - t.ppn % unit;
-        if !self.ftl.blocks.is_valid(t.ppn) || self.ftl.map.get(t.lpn) != Some(first) {
+        if self.copy_is_stale(t.lpn, t.ppn) {
             self.ftl.gc_unit_reads.remove(&t.lpn);
             return;
         }
-        if unit > 1 {
+        if self.ftl.unit_pages > 1 {
             // A unit moves whole: its program waits for the last of its pages to be read.
             let read = self.ftl.gc_unit_reads.entry(t.lpn).or_insert(0);
             *read += 1;
@@ -151,14 +149,19 @@ impl Simulator<'_> {
             }
             self.ftl.gc_unit_reads.remove(&t.lpn);
         }
+        self.relocate_page(t.lpn, t.ppn, t.plane);
+    }
+
+    /// A victim's page in `plane` was given its new home: counted as moved.
+    pub(in crate::engine) fn count_moved(&mut self, plane: u32) {
         let pages = self.ftl.unit_pages as u64;
-        self.measure.relocs.moved(self.ftl.gc_jobs[t.plane as usize].stats as usize, pages);
-        match self.ftl.gc_jobs[t.plane as usize].reason {
+        let job = self.ftl.gc_jobs[plane as usize];
+        self.measure.relocs.moved(job.stats as usize, pages);
+        match job.reason {
             Reason::Gc => self.measure.counters.gc_pages_moved += pages,
             Reason::WearLevelling => self.measure.counters.wl_pages_moved += pages,
             Reason::Task(name) => self.measure.tasks.entry(name).2 += pages,
         }
-        self.program_page(t.lpn, NO_OWNER, TxnKind::GcWrite, Some(t.plane));
     }
 
     /// Charges a finished relocation operation's die time to the relocations of its

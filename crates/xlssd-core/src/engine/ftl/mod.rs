@@ -12,11 +12,13 @@ mod erase_path;
 mod gc_path;
 mod handles;
 mod setup;
+mod versions;
 mod writes;
 
 pub(super) use copies::{CopyBatches, CopyCounts};
 pub(super) use erase_path::{EraseStats, Erases, LoopEnd};
 pub(super) use handles::Handles;
+pub(super) use writes::UNBOUND;
 
 use super::*;
 use crate::seams::{PlaceCtx, RetentionClock, Target};
@@ -35,7 +37,8 @@ pub(super) struct FtlState {
     alloc: Box<dyn PlaneAllocator>,
     wl: Box<dyn WearLeveler>,
     gc_jobs: Vec<GcJob>,
-    blocked_programs: Vec<VecDeque<PendingProgram>>,
+    /// Unbound programs waiting for a free block in their plane.
+    blocked_programs: Vec<VecDeque<crate::controller::txn::Txn>>,
     /// Writes parked in `blocked_programs`, over all planes.
     parked_programs: u64,
     gc_threshold_blocks: u32,
@@ -56,6 +59,12 @@ pub(super) struct FtlState {
     /// Relocations running ahead of host reads (so the die scheduler looks for them only
     /// when there are some).
     jobs_ahead_of_reads: u32,
+    /// When a write is given its physical page (`ftl.page_binding`).
+    binding: crate::ftl::config::PageBinding,
+    /// Versions of the logical pages whose host writes wait for a page.
+    versions: versions::WriteVersions,
+    /// Per plane, programs queued at its die without a page yet.
+    unbound: Vec<u32>,
 }
 
 impl FtlState {
@@ -114,6 +123,9 @@ impl FtlState {
             copies: Default::default(),
             erases: Erases::new(geo.planes),
             jobs_ahead_of_reads: 0,
+            binding: cfg.ftl.page_binding,
+            versions: Default::default(),
+            unbound: vec![0; planes],
         })
     }
 
@@ -182,6 +194,16 @@ impl FtlState {
     /// Whether a relocation in planes `planes` runs ahead of host reads.
     pub(super) fn ahead_of_reads_in(&self, planes: std::ops::Range<u32>) -> bool {
         self.jobs_ahead_of_reads > 0 && self.gc_jobs[planes.start as usize..planes.end as usize].iter().any(|j| j.ahead_of_reads)
+    }
+
+    /// A program without its page was queued at `plane`'s die, or left it to be bound.
+    pub(super) fn note_unbound(&mut self, plane: u32, queued: bool) {
+        let n = &mut self.unbound[plane as usize];
+        if queued {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
     }
 
     /// Page writes parked for a free block, over all planes.
@@ -268,14 +290,6 @@ impl GcJob {
     pub(super) fn relocating(&self) -> Option<Relocating> {
         self.active().then_some(Relocating { block: self.block, reason: self.reason })
     }
-}
-
-/// A page write waiting for its plane to have a free block.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PendingProgram {
-    pub(super) lpn: u32,
-    pub(super) owner: u32,
-    pub(super) kind: TxnKind,
 }
 
 /// Stream numbers beyond the host's streams.
