@@ -40,12 +40,19 @@ from xlssd.reproduce.experiment import Claim, Experiment, Metric, Plot, Variant,
 NAME = "approxftl"
 DESCRIPTION = "seed 000: ApproxFTL against Baseline, Delta_b and Vth_b (Figs. 5-12)"
 
+#: ApproxFTL copies GC'd pages into the active blocks of the page's own pool (Sec. IV-B
+#: and IV-D, `gc_pool = "ordinary"`, the default); SEPARATE_GC is ApproxFTL with a third
+#: pool of active blocks for them, shown beside it as what that structure costs and gains.
+SEPARATE_GC = "approxftl-separate-gc"
 SCHEMES = {
     "baseline": {"scheme.name": "baseline"},
     "delta_b": {"scheme.name": "delta_b"},
     "vth_b": {"scheme.name": "vth_b"},
     "approxftl": {"scheme.name": "approxftl"},
+    SEPARATE_GC: {"scheme.name": "approxftl", "scheme.approxftl.gc_pool": "separate"},
 }
+#: The schemes of the paper (every variant but those about the GC pools runs these).
+PAPER_SCHEMES = ("baseline", "delta_b", "vth_b", "approxftl")
 APPS = tuple(a.name for a in wl.APPS)
 
 #: Requests per application trace: the full run writes many times the data that
@@ -205,13 +212,14 @@ AGEING = {**AGED, "physics.retention_scale": RETENTION_SCALE}
 #: Fig. 11 again, on ApproxFTL and the baseline only: at the other shares of small requests
 #: on the filled device, and at the other fills with the applications as generated.
 VARIANTS = [
-    Variant("first-stated", points=[FILLED], schemes=("baseline", "approxftl"), prepare=first_stated_workloads),
+    Variant("first-stated", points=[FILLED], schemes=("baseline", "approxftl", SEPARATE_GC),
+            prepare=first_stated_workloads),
     Variant("small-share", points=[FILLED], schemes=("baseline", "approxftl"), prepare=small_share_workloads),
     Variant("fill", points=[filled(f) for f in OTHER_FILLS],
             schemes=("baseline", "approxftl"), prepare=apps_only),
-    Variant("dram-buffer", points=[BUFFERED], prepare=apps_only),
+    Variant("dram-buffer", points=[BUFFERED], schemes=(*PAPER_SCHEMES, SEPARATE_GC), prepare=apps_only),
     Variant("refresh", points=[AGEING], schemes=("baseline", "approxftl"), prepare=apps_only),
-    Variant("worn-read-later", points=[WORN], prepare=read_later_workloads),
+    Variant("worn-read-later", points=[WORN], schemes=PAPER_SCHEMES, prepare=read_later_workloads),
     Variant("delta_b-stated-rber", points=[{**AGED, **STATED_STEP}], schemes=("baseline", "delta_b", "approxftl"),
             prepare=apps_only),
     Variant("delta_b-stated-rber-worn", points=[{**WORN, **STATED_STEP}], schemes=("baseline", "delta_b"),
@@ -354,6 +362,38 @@ def _claims() -> list[Claim]:
     return out
 
 
+#: The pool structure as an assumption: each headline comparison with the baseline again
+#: with ApproxFTL's GC copies in a pool of their own.
+OWN_POOLS = "GC copies into the pools' own active blocks (Sec. IV)"
+GC_POOL_OF_ITS_OWN = "GC copies in a third pool of five active blocks"
+
+
+def _twinned(c: Claim) -> bool:
+    """Whether `c` is one of the ApproxFTL-against-Baseline claims of Figs. 5, 7, 9, 10 and
+    Sec. V-B, or Fig. 11's headline row."""
+    if c.scheme != "approxftl" or c.baseline is not None:
+        return False
+    if c.ref == "Fig. 11":
+        return c.assumption.startswith("workloads as first stated")
+    return c.ref in ("Fig. 5", "Sec. V-B", "Fig. 7", "Fig. 9", "Fig. 10")
+
+
+def _with_separate_gc(claims: list[Claim]) -> list[Claim]:
+    """Each claim `_twinned` picks in a group with its twin under SEPARATE_GC (the claim's
+    own assumption, if any, kept in both)."""
+    out = []
+    for c in claims:
+        if not _twinned(c):
+            out.append(c)
+            continue
+        group = c.group or f"{c.ref}, {c.label}"
+        prefix = f"{c.assumption}, " if c.assumption else ""
+        out.append(dataclasses.replace(c, group=group, assumption=prefix + OWN_POOLS))
+        out.append(dataclasses.replace(c, scheme=SEPARATE_GC, label=f"{c.label}, {GC_POOL_OF_ITS_OWN}", group=group,
+                                       assumption=prefix + GC_POOL_OF_ITS_OWN))
+    return out
+
+
 # -- Figs. 6 and 8 as rows -------------------------------------------------------------------
 
 #: The active-block kinds Fig. 6 counts (it leaves out the first phase, an intermediate state).
@@ -476,7 +516,7 @@ EXPERIMENT = Experiment(
     baseline="baseline",
     workloads={},
     metrics=METRICS,
-    claims=_claims(),
+    claims=_with_separate_gc(_claims()),
     figures=FIGURES,
     prepare=workloads,
     variants=VARIANTS,

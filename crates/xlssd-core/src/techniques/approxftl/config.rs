@@ -34,12 +34,12 @@ pub struct ApproxConfig {
     /// Block openings between recomputations of the smallest effective wear (Sec. IV-C:
     /// the smallest W is found periodically, not on every allocation).
     pub wear_refresh_every: u32,
-    /// Where GC (and refresh) copies go under `approxftl`: `separate`, a third pool of five
-    /// active blocks of their own, or `ordinary`, the active blocks of the page's own hot or
-    /// cold pool (Sec. IV-D: valid pages move "to active blocks"; at most five per pool,
-    /// Sec. IV-B). `separate` is the default because pages are bound when a write is
-    /// queued: a copy bound into a host block holds up the host writes bound after it
-    /// until its read and program are done (docs/techniques/approxftl.md measures it).
+    /// Where GC (and refresh) copies go under `approxftl`: `ordinary`, the active blocks of
+    /// the page's own hot or cold pool (Sec. IV-D: valid pages move "to active blocks"; at
+    /// most five per pool, Sec. IV-B), or `separate`, a third pool of five active blocks of
+    /// their own. With pages bound when a write is queued (`ftl.page_binding = "queue"`) a
+    /// copy bound into a host block holds up the host writes bound after it until its read
+    /// and program are done (docs/techniques/approxftl.md measures it).
     pub gc_pool: GcPool,
 }
 
@@ -61,7 +61,7 @@ impl Default for ApproxConfig {
             promote_after: 2,
             refresh_h: 4_380.0,
             wear_refresh_every: 64,
-            gc_pool: GcPool::Separate,
+            gc_pool: GcPool::Ordinary,
         }
     }
 }

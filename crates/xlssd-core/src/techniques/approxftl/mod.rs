@@ -79,8 +79,8 @@ pub const APPROXFTL: SchemeInfo = SchemeInfo {
         "wear_refresh_every",
         "gc_pool",
     ],
-    // Room for the separate GC pool (the default); with `gc_pool = "ordinary"` its streams
-    // stay closed.
+    // Room for the separate GC pool (`gc_pool = "separate"`); with the default, `ordinary`,
+    // its streams stay closed.
     streams: POOLS * BlockKind::ALL.len() as u32,
     uses_gc_policy: false,
     extra_streams: super::no_extra_streams,
