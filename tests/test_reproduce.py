@@ -331,6 +331,36 @@ def test_a_row_that_restates_its_inputs_is_classed_input_by_its_value():
     assert Comparison(claim, 81.28).as_dict()["kind"] == "input"
 
 
+def test_a_row_that_a_formula_over_the_inputs_gives_is_classed_computed():
+    from xlssd.reproduce.experiment import ECHO_TOL, Claim, Comparison, headline
+
+    # A throughput change that sense, transfer and decode times added up already give.
+    formula = (231.66 / 219.9 - 1) * 100
+    claim = Claim("Fig. 10(b)", "read throughput", 83.0, metric="m", closed_form=lambda: formula)
+    assert Comparison(claim, formula).kind == "computed"
+    assert Comparison(claim, formula * (1 + ECHO_TOL / 2)).kind == "computed"
+    # Cleaning between the reads, or pages of other wear, moved it: simulated.
+    assert Comparison(claim, formula * (1 + 3 * ECHO_TOL)).kind == "simulated"
+    assert headline([Comparison(claim, formula)]).startswith("simulated: no rows; computed: 0 of 1")
+    # An echo of an input is classed input first.
+    both = Claim("Fig. 10(b)", "read throughput", 83.0, metric="m", echoes=lambda: formula, closed_form=lambda: formula)
+    assert Comparison(both, formula).kind == "input"
+
+
+def test_a_variant_crosses_its_points_with_its_own_grid_when_it_has_one():
+    from xlssd.reproduce.experiment import Experiment, Variant
+
+    exp = Experiment(name="x", description="", paper="", preset="tiny", schemes={"baseline": {"scheme.name": "baseline"}},
+                     baseline="baseline", workloads={"w": "n=10"}, metrics=[], claims=[],
+                     grid={"aging.initial_pe": [1, 100]})
+    own = Variant("own", points=[{"aging.initial_pe": 50, "aging.initial_pe_spread": 10}], grid={})
+    main = Variant("main", points=[{"aging.data_age_h": 5}])
+    assert exp.variant_spec(own, False, {"w": "n=10"}).grid == {}
+    assert len(exp.variant_spec(own, False, {"w": "n=10"}).expand()) == 1
+    assert exp.variant_spec(main, False, {"w": "n=10"}).grid == {"aging.initial_pe": [1, 100]}
+    assert len(exp.variant_spec(main, False, {"w": "n=10"}).expand()) == 2
+
+
 def test_a_missing_real_trace_is_named_with_the_folder_looked_in(tmp_path, monkeypatch):
     from xlssd.reproduce import shared_traces
     from xlssd.reproduce.experiment import Claim, Experiment, run_experiment

@@ -169,13 +169,36 @@ fn ecc_required_t(
 
 /// Seed 001's BCH hardware (the default `ecc.bch`) at correction capability `t`, behind a
 /// flash transfer of `xfer_ns`: (encode_ns, decode_ns after the transfer, decoder active
-/// ns, decoder power in mW), worst case.
+/// ns, decoder power in mW), worst case; `solver_multipliers` as `ecc.bch.solver_multipliers`
+/// (None: its default).
 #[pyfunction]
-fn ecc_bch_timing(t: Bound<'_, PyAny>, xfer_ns: u64) -> PyResult<(u64, u64, u64, f64)> {
+#[pyo3(signature = (t, xfer_ns, solver_multipliers=None))]
+fn ecc_bch_timing(
+    t: Bound<'_, PyAny>,
+    xfer_ns: u64,
+    solver_multipliers: Option<Bound<'_, PyAny>>,
+) -> PyResult<(u64, u64, u64, f64)> {
     catching(|| {
-        let code = xlssd_core::ecc::bch::BchConfig::default();
+        let mut code = xlssd_core::ecc::bch::BchConfig::default();
+        if let Some(k) = solver_multipliers.as_ref() {
+            code.solver_multipliers =
+                int_arg(Some(k), 0, "solver_multipliers", 1, u32::MAX as i64, "a positive whole number")? as u32;
+        }
         let t = int_arg(Some(&t), 0, "t", 0, code.t_max as i64, &format!("0 to {}, the decoder's largest t", code.t_max))? as u32;
         Ok((code.encode_ns(t), code.decode_ns(t, xfer_ns), code.decode_active_ns(t), code.decode_power_mw(t)))
+    })
+}
+
+/// Parity bits of a t-correcting BCH code over `k_bytes` of data (default 4,096): m t, m
+/// the smallest field exponent whose codewords hold the data and the parity.
+#[pyfunction]
+#[pyo3(signature = (t, k_bytes=None))]
+fn ecc_parity_bits(t: Bound<'_, PyAny>, k_bytes: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
+    catching(|| {
+        let code = bch(k_bytes.as_ref(), None)?;
+        let max_t = code.max_t().unwrap_or(0);
+        let t = int_arg(Some(&t), 0, "t", 0, max_t as i64, &format!("0 to {max_t}, the most the code can correct"))?;
+        Ok(code.parity_bits(t as u32))
     })
 }
 
@@ -489,6 +512,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ecc_required_t, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_bch_timing, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_uber, m)?)?;
+    m.add_function(wrap_pyfunction!(ecc_parity_bits, m)?)?;
     m.add_function(wrap_pyfunction!(ecc_max_t, m)?)?;
     m.add_function(wrap_pyfunction!(physics_rber, m)?)?;
     m.add_function(wrap_pyfunction!(vth_step_level, m)?)?;

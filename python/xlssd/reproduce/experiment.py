@@ -51,7 +51,8 @@ class Metric:
 #: outside the simulator; `simulated`: measured on simulation runs. Headlines count
 #: simulated rows on their own.
 KINDS = ("simulated", "computed", "input")
-#: How close a row's number must be to its claim's `echoes` to be classed an input.
+#: How close a row's number must be to its claim's `echoes` (or `closed_form`) to be
+#: classed an input (or computed).
 ECHO_TOL = 0.005
 #: How a claim's number is held to the paper's (see `Claim`).
 BOUNDS = ("approx", "above", "below", "factor")
@@ -110,6 +111,10 @@ class Claim:
     #: (a configured latency plus a transfer, say). When ours equals it (within ECHO_TOL),
     #: the row is classed `input`, whatever `kind` says: the run only measured its input back.
     echoes: Callable[[], float] | None = None
+    #: A formula over the inputs that would give the row's number without simulating
+    #: (sense, transfer and decode times added up, say). When ours equals it (within
+    #: ECHO_TOL) the row is classed `computed`: the runs saw nothing the formula does not.
+    closed_form: Callable[[], float] | None = None
     #: `where` values of the baseline's rows that differ from the claim's (e.g. the same
     #: scheme earlier in life: `baseline_where={"aging.initial_pe": 1}`).
     baseline_where: Mapping[str, Any] = field(default_factory=dict)
@@ -215,6 +220,9 @@ class Variant:
     points: Sequence[Mapping[str, Any]]
     schemes: Sequence[str] | None = None
     prepare: Callable[[Path, bool, Mapping[str, Any]], Mapping[str, Any]] | None = None
+    #: The grid its points are crossed with (None: the experiment's; {}: none, the points
+    #: set what the grid would).
+    grid: Mapping[str, Sequence[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -274,7 +282,9 @@ class Experiment:
         chosen = {k: dict(o) for k, o in main.schemes.items() if v.schemes is None or k in v.schemes}
         return Spec(
             name=f"{main.name}-{v.name}", description=main.description, base=main.base,
-            base_label=main.base_label, set=main.set, grid=main.grid, points=[dict(p) for p in v.points],
+            base_label=main.base_label, set=main.set,
+            grid=main.grid if v.grid is None else {k: list(x) for k, x in v.grid.items()},
+            points=[dict(p) for p in v.points],
             workloads=dict(workloads), schemes=chosen, seeds=main.seeds,
             # A variant of the technique alone is compared with the baseline's main points.
             baseline=main.baseline if main.baseline in chosen else None,
@@ -299,12 +309,14 @@ class Comparison:
 
     @property
     def kind(self) -> str:
-        """The row's kind by provenance: `input` when ours restates its claim's `echoes`."""
+        """The row's kind by provenance: `input` when ours restates its claim's `echoes`,
+        `computed` when it equals its `closed_form`."""
         c = self.claim
-        if c.echoes is not None and math.isfinite(self.ours):
-            echo = c.echoes()
-            if abs(self.ours - echo) <= ECHO_TOL * max(abs(echo), 1e-12):
-                return "input"
+        for formula, kind in ((c.echoes, "input"), (c.closed_form, "computed")):
+            if formula is not None and math.isfinite(self.ours):
+                value = formula()
+                if abs(self.ours - value) <= ECHO_TOL * max(abs(value), 1e-12):
+                    return kind
         return c.row_kind
 
     def as_dict(self) -> dict[str, Any]:

@@ -37,6 +37,7 @@ Assumptions, fixed before any result of this set-up was seen (docs/techniques/ac
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,18 @@ STEADY = {"precondition.steady_state": True, "host.replay": "closed", "host.queu
 OTHER_UBERS = (1e-11, 1e-15)
 OTHER_DECODER_MW = (5.0, 80.0)
 OTHER_SOLVERS = (8, 94)
+#: Fig. 10 on the Filebench-like runs: blocks' cycles spread uniformly over the P/E point
+#: +- the static wear leveller's threshold (`wl.static_threshold`, 100 by default: the
+#: widest gap it lets stand), at most the point itself. The paper tracks each page's own
+#: P/E count (Sec. 4) but gives no spread; this one was fixed before any of these rows ran.
+WL_SPREAD = 100
+SPREAD = "@spread"
+
+
+def spread_point(pe: int) -> dict[str, Any]:
+    return {**STEADY, "aging.initial_pe": pe, "aging.initial_pe_spread": float(min(WL_SPREAD, pe))}
+
+
 #: Programs get faster with wear (Sec. 2.2, Fig. 4e; `physics.program_speedup_at_100k`,
 #: 20% at 100,000 cycles assumed): Figs. 16-18's trends over life are shown without it too.
 NO_SPEEDUP = "@no-speedup"
@@ -174,6 +187,8 @@ def uber_name(uber: float) -> str:
 
 def _variants() -> list[Variant]:
     out = [Variant("filebench", points=[STEADY], prepare=_filebench)]
+    out.append(Variant("filebench-wear-spread", points=[spread_point(pe) for pe in PE_CYCLES], grid={},
+                       prepare=lambda out_, quick, _main: _filebench(out_, quick, suffix=SPREAD)))
     out += [Variant(f"uber-{u:.0e}", schemes=ADAPTIVE, points=[{**STEADY, "scheme.access_modes.standard.uber": u}],
                     prepare=_videoserver_as(f"@{u:.0e}")) for u in OTHER_UBERS]
     out += [Variant(f"decoder-{mw:g}mW", schemes=(FIXED, adaptive("RV")), points=[{**STEADY, "ecc.bch.decode_mw": mw}],
@@ -200,6 +215,10 @@ METRICS = [
     Metric("flash_ops", '("nand.reads" + "nand.programs") / ("host.span_ns" / 1e9)',
            "flash reads and programs per second"),
     Metric.key("energy_per_op", "energy.per_flash_op_uj", "energy per flash operation (uJ)"),
+    # Fig. 10 on a mixed run: one operation at a time, so an operation's throughput is one
+    # over its mean latency (waits for cleaning included).
+    Metric("rt", '1e6 / NULLIF("host.read.latency_us.mean", 0)', "read throughput, one read at a time (reads/s)"),
+    Metric("wt", '1e6 / NULLIF("host.write.latency_us.mean", 0)', "write throughput, one write at a time (writes/s)"),
 ]
 
 
@@ -238,10 +257,32 @@ def implied_slope_ratio() -> float:
     return ((l33 - l10) / (mid - lo)) / ((l93 - l33) / (hi - mid))
 
 
-def read_us(t: int) -> float:
+def read_us(t: int, solver_multipliers: int | None = None) -> float:
     """One read's time with the decoder model: sense, transfer, then the decode's tail."""
-    _enc, decode_ns, _active, _mw = _core.ecc_bch_timing(t, round(TRANSFER_US * 1000))
+    _enc, decode_ns, _active, _mw = _core.ecc_bch_timing(t, round(TRANSFER_US * 1000), solver_multipliers)
     return READ_US + TRANSFER_US + decode_ns / 1000
+
+
+# -- Fig. 10 as the inputs add up, without simulating -----------------------------------------
+
+def adapted_t(alg: str, pe: int) -> int:
+    """The t an adaptive mode uses at `pe` (a tabulated P/E point) for UBER 1e-13: Eq. 2 on
+    Table II's RBER, held at the decoder's largest."""
+    return min(required_t(RBER[alg][PE_CYCLES.index(pe)], 1e-13), HARDWARE_LIMIT)
+
+
+def closed_read_change(alg: str, pe: int, solver_multipliers: int | None = None) -> float:
+    """Fig. 10(b)'s change of read throughput of `alg` against ISPP-SV, both adapted, as
+    sense + transfer + decode(t) gives it for one read at a time on a device whose blocks
+    all have `pe` cycles (%)."""
+    return (read_us(adapted_t("SV", pe), solver_multipliers) / read_us(adapted_t(alg, pe), solver_multipliers) - 1) * 100
+
+
+def closed_write_change(pe: int) -> float:
+    """Fig. 10(a)'s change of write throughput of ISPP-RV against ISPP-SV as transfer +
+    program time gives it (the pulse model at `pe`; encoding overlaps the transfer) (%)."""
+    write_us = lambda alg: TRANSFER_US + _core.ispp_program_us(alg, float(pe))  # noqa: E731
+    return (write_us("sv") / write_us("rv") - 1) * 100
 
 
 def model_slope_ratio() -> float:
@@ -251,20 +292,22 @@ def model_slope_ratio() -> float:
 
 def _fig10_claims() -> list[Claim]:
     at = lambda pe: {"aging.initial_pe": pe}  # noqa: E731
-    return [
+    random_rows = "random requests on a fresh half-full device, every block at the P/E point"
+    out = [
         Claim("Fig. 10(a)", "write throughput, ISPP-RV prog. t vs ISPP-SV fixed t, 100,000 P/E", 30.0,
               metric="write_iops", scheme=adaptive("RV"), baseline=FIXED, workload="randwrite",
-              where=at(100_000), normalise="change", abs_tol=10.0),
+              where=at(100_000), normalise="change", abs_tol=10.0, group="Fig. 10(a)", assumption=random_rows,
+              closed_form=lambda: closed_write_change(100_000)),
         Claim("Fig. 10(b)", "read throughput, ISPP-DV vs ISPP-SV (prog. t), 10,000 P/E", 83.0,
               metric="read_iops", scheme=adaptive("DV"), workload="randread",
               where=at(10_000), normalise="change", abs_tol=10.0, group="Fig. 10(b) ISPP-DV",
-              assumption="1 GF multiplier",
+              assumption=f"1 GF multiplier, {random_rows}", closed_form=lambda: closed_read_change("DV", 10_000),
               note="no decoder whose time grows at a non-decreasing rate in t meets both Fig. 10(b) "
                    "numbers (see the slope-ratio row); the cycle model meets the ISPP-RV one"),
         Claim("Fig. 10(b)", "read throughput, ISPP-RV vs ISPP-SV (prog. t), 10,000 P/E", -20.0,
               metric="read_iops", scheme=adaptive("RV"), workload="randread",
               where=at(10_000), normalise="change", abs_tol=10.0, group="Fig. 10(b) ISPP-RV",
-              assumption="1 GF multiplier"),
+              assumption=f"1 GF multiplier, {random_rows}", closed_form=lambda: closed_read_change("RV", 10_000)),
         Claim("Fig. 10(b)", "decoder model: read-time slope over t = 10..33 against t = 33..93 "
               "(the paper's two numbers imply 4.73; any decoder slowing at a non-decreasing rate in t gives <= 1)",
               implied_slope_ratio(), compute=model_slope_ratio, rel_tol=0.10),
@@ -272,9 +315,73 @@ def _fig10_claims() -> list[Claim]:
         Claim("Fig. 10(b)", f"read throughput, ISPP-{a} vs ISPP-SV (prog. t), 10,000 P/E, solver of {k} multipliers",
               paper, metric="read_iops", scheme=adaptive(a), workload=f"randread@solver{k}", where=at(10_000),
               normalise="change", abs_tol=10.0, group=f"Fig. 10(b) ISPP-{a}",
-              assumption=f"{k} GF multipliers")
+              assumption=f"{k} GF multipliers, {random_rows}",
+              closed_form=lambda a=a, k=k: closed_read_change(a, 10_000, k))
         for a, paper in (("DV", 83.0), ("RV", -20.0)) for k in OTHER_SOLVERS
     ]
+    # The same throughputs on the Filebench-like runs: one operation at a time in steady
+    # state (cleaning between them), blocks' wear spread; a throughput here is one over the
+    # mean latency of that operation.
+    for p in fb.PERSONALITIES:
+        w, assumption = f"{p}{SPREAD}", f"1 GF multiplier, {p}, steady state, wear spread +-{WL_SPREAD} cycles"
+        out.append(Claim("Fig. 10(a)", f"write throughput, ISPP-RV prog. t vs ISPP-SV fixed t, 100,000 P/E, {p}", 30.0,
+                         metric="wt", scheme=adaptive("RV"), baseline=FIXED, workload=w, where=spread_point(100_000),
+                         normalise="change", abs_tol=10.0, group="Fig. 10(a)", assumption=assumption,
+                         closed_form=lambda: closed_write_change(100_000)))
+        out += [Claim("Fig. 10(b)", f"read throughput, ISPP-{a} vs ISPP-SV (prog. t), 10,000 P/E, {p}", paper,
+                      metric="rt", scheme=adaptive(a), workload=w, where=spread_point(10_000), normalise="change",
+                      abs_tol=10.0, group=f"Fig. 10(b) ISPP-{a}", assumption=assumption,
+                      closed_form=lambda a=a: closed_read_change(a, 10_000))
+                for a, paper in (("DV", 83.0), ("RV", -20.0))]
+    return out
+
+
+# -- Figs. 5 and 11: what the code costs and what it reaches, from the code's own formulas --
+
+#: Spare bytes per page (Table I: 4 KB + 224 B).
+SPARE_BYTES = 224
+
+
+def parity_share(t: int) -> float:
+    """Fig. 5: the share of the spare area a t-correcting code's parity takes (%)."""
+    return _core.ecc_parity_bits(t) / 8 / SPARE_BYTES * 100
+
+
+def uber_at_10k(alg: str, t: int) -> float:
+    """Fig. 11: the UBER a t-correcting code reaches on `alg`'s pages at 10,000 P/E (Eq. 2)."""
+    return _core.ecc_uber(RBER[alg][PE_CYCLES.index(10_000)], t)
+
+
+#: The correction capabilities Fig. 11 is read at: the smallest the paper tabulates, each
+#: algorithm's need at 10,000 P/E, the fixed reference's, and the decoder's largest.
+FIG11_T = (4, 10, 33, FIXED_T, HARDWARE_LIMIT)
+
+
+def uber_orders() -> float:
+    """Orders of magnitude between the highest and the lowest UBER over the algorithms and
+    FIG11_T, floored at 1e-300 (Eq. 2 underflows beyond)."""
+    ubers = [max(uber_at_10k(a, t), 1e-300) for a in ALGORITHMS for t in FIG11_T]
+    return math.log10(max(ubers) / min(ubers))
+
+
+def _spare_and_uber_claims() -> list[Claim]:
+    out = [
+        Claim("Fig. 5", "parity's share of the 224 B spare area at t = 93 (%)", 83.0, compute=lambda: parity_share(93),
+              rel_tol=0.02),
+        Claim("Fig. 5", "parity's share of the spare area at t = 4 (%)", 4.46, compute=lambda: parity_share(4),
+              rel_tol=0.05, note="4.46% is 10 B, the parity of t = 5; t = 4 takes 8 B"),
+        Claim("Fig. 5", "spare area freed from t = 93 to t = 4 (percentage points)", 78.0,
+              compute=lambda: parity_share(93) - parity_share(4), rel_tol=0.05),
+        Claim("Fig. 11", "UBER span over the algorithms and t = 4..93 at 10,000 P/E (orders of magnitude, "
+              "'several')", 3.0, compute=uber_orders, bound="above"),
+    ]
+    # At one t, the algorithm alone moves the UBER: each step from RV to SV to DV lowers it.
+    for t in (10, 33):
+        out += [Claim("Fig. 11", f"UBER at t = {t}, 10,000 P/E: ISPP-{worse} over ISPP-{better} (orders of magnitude)",
+                      0.0, compute=lambda worse=worse, better=better, t=t: math.log10(
+                          uber_at_10k(worse, t) / max(uber_at_10k(better, t), 1e-300)), bound="above")
+                for worse, better in (("RV", "SV"), ("SV", "DV"))]
+    return out
 
 
 #: P/E points of the life sweeps that the directions are read at: the paper's statements
@@ -363,7 +470,7 @@ def _claims() -> list[Claim]:
         for a in ALGORITHMS for i, pe in enumerate(PE_CYCLES)
     ]
     out += [_t_claim(c) for uber in PAPER_T for c in _cells_of(uber)]
-    return out + _fig10_claims() + _filebench_claims()
+    return out + _fig10_claims() + _spare_and_uber_claims() + _filebench_claims()
 
 
 def _cells_of(uber: float) -> list[Cell]:
