@@ -78,9 +78,12 @@ def test_quick_run_writes_results_and_figures(quick, shared_traces):
     assert all(r["config.cache.capacity_bytes"] == 128 * 2**20 for r in buffered)
     assert {r["workload_name"] for r in rows} == apps | {"tpcc", "wsrch"}
     rows = [r for r in rows if r["config.cache.capacity_bytes"] == 0]
-    # Four schemes on nine workloads, on the aged device (Figs. 5-10) and the filled one
-    # (Fig. 11); the seven applications again with the DRAM buffer on (Fig. 9).
-    assert len(rows) == 4 * 9 * 2 and len(buffered) == 4 * 7
+    # Four schemes and ApproxFTL with a GC pool of its own on nine workloads, on the aged
+    # device (Figs. 5-10) and the filled one (Fig. 11); the seven applications again with the
+    # DRAM buffer on (Fig. 9).
+    assert len(rows) == 5 * 9 * 2 and len(buffered) == 5 * 7
+    pools = {r["scheme"]: r.get("config.scheme.approxftl.gc_pool") for r in rows if "approxftl" in r["scheme"]}
+    assert pools == {"approxftl": "ordinary", approxftl.SEPARATE_GC: "separate"}
     assert {(r["config.precondition.occupancy"], r["config.precondition.steady_state"]) for r in rows} == setups
     ftl = [r for r in rows if r["scheme"] == "approxftl" and r["workload_name"] in apps]
     assert all(r["approx.pages.approx"] > 0 for r in ftl)
@@ -107,11 +110,12 @@ def test_write_amplification_is_also_measured_across_its_assumptions(quick):
     # paper's number holds.
     table = json.loads((out / "comparison.json").read_text())
     waf = [c for c in table if c["quantity"].startswith("write amplification, ApproxFTL vs Baseline")]
-    # The headline row under the workloads as first stated, the later share beside it.
-    assert len(waf) == 2 + len(shares) + len(fills)
+    # The headline row under the workloads as first stated (with copies in the pools' own
+    # blocks and in a pool of their own), the later share beside it.
+    assert len(waf) == 3 + len(shares) + len(fills)
     first = [r for r in every if r["workload_name"].endswith("@first-stated")]
     assert sorted((r["workload_name"], r["scheme"]) for r in first) == sorted(
-        (approxftl.first_stated_name(a), sch) for a in apps for sch in ("baseline", "approxftl"))
+        (approxftl.first_stated_name(a), sch) for a in apps for sch in ("baseline", "approxftl", approxftl.SEPARATE_GC))
     assert all(r["config.precondition.occupancy"] == 0.8 for r in first)
     held = sum(c["within_tolerance"] for c in waf)
     assert f"within tolerance under {held} of {len(waf)} assumptions" in p.stdout
@@ -184,7 +188,7 @@ def test_energy_counts_the_dram_buffer_when_it_is_on(quick):
             and r["config.physics.vth.approx_dvpp_factor"] == 1.5 and r["config.physics.retention_scale"] == 1.0]
     on = [r for r in rows if r["config.cache.capacity_bytes"] > 0]
     off = [r for r in rows if r["config.cache.capacity_bytes"] == 0]
-    assert len(on) == len(off) == 4 * 7
+    assert len(on) == len(off) == 5 * 7  # four schemes and ApproxFTL with a GC pool of its own
     dram = 2.56e-6 * 0.125 * 3.3  # one page access: 2.56 us at 125 mA and 3.3 V
     for r in on:
         # Every host page written goes into DRAM, every page written back comes out of it,

@@ -21,11 +21,16 @@ def quick(tmp_path_factory):
 _comparison = comparison_rows
 
 
-def _expected_kind(ref: str, quantity: str) -> str:
+def _expected_kind(ref: str, quantity: str, by_value: bool = False) -> str:
     """tecs15-ecc's rows by what they are: Table I's program times and Table II's RBERs
-    were given to the ISPP model, the BCH t cells are Eq. 2 and the decoder's slope ratio
-    its cycle counts; Fig. 10's throughputs and Figs. 13-19 are measured."""
-    if quantity.startswith(("BCH t", "decoder model", "program time at cycle 1, ISPP-DV")):
+    were given to the ISPP model, the BCH t cells are Eq. 2, the decoder's slope ratio its
+    cycle counts, Figs. 5 and 11 the code's parity and Eq. 2; Fig. 10's throughputs and
+    Figs. 13-19 are measured. By value (`by_value`), Fig. 10's rows on random requests, one
+    at a time on a device whose blocks all have the same wear, are their closed form:
+    computed; those on the Filebench-like runs stay simulated."""
+    if quantity.startswith(("BCH t", "decoder model", "program time at cycle 1, ISPP-DV")) or ref in ("Fig. 5", "Fig. 11"):
+        return "computed"
+    if by_value and ref.startswith("Fig. 10") and not quantity.endswith(("varmail", "webserver", "videoserver")):
         return "computed"
     if ref.startswith("Fig"):
         return "simulated"
@@ -43,22 +48,24 @@ def test_quick_run_prints_ours_beside_the_paper(quick):
     assert sv_row.startswith("Table II") and sv_row.split()[2] == "input" and "3.357e-04" in sv_row
     assert any(ln.startswith("Table IV") and ">93" in ln for ln in lines)
     assert any(ln.startswith("Fig. 10(a)") for ln in lines)
-    # The headline counts kinds apart, simulated first: Fig. 10's 7 throughputs (3, and 4
-    # under other solvers) and 31 directions of Figs. 13-19 at the quick grid's P/E counts
-    # are simulated; the 45 t cells, the decoder's slope ratio and ISPP-DV's program time
-    # (the pulse model's prediction) computed; ISPP-SV's and -RV's program times and 9
-    # RBERs inputs. The 6 RBERs and 18 directions at 100 and 1,000 P/E need
-    # the full grid.
+    # The headline counts kinds apart, simulated first: Fig. 10's 9 throughputs on the
+    # Filebench-like runs and 34 directions of Figs. 13-19 at the quick grid's P/E counts
+    # are simulated; the 45 t cells, the decoder's slope ratio, ISPP-DV's program time (the
+    # pulse model's prediction), Figs. 5 and 11 (8) and Fig. 10's 7 throughputs on random
+    # requests (their closed form, by value) computed, of which the 7 t cells past the
+    # code, the slope ratio, Fig. 5's t = 4 share and 5 of Fig. 10's miss; ISPP-SV's and
+    # -RV's program times and 9 RBERs inputs. The 6 RBERs and 18 directions at 100 and
+    # 1,000 P/E need the full grid.
     c = _comparison(out)
     sim = [v for v in c.values() if v["kind"] == "simulated"]
     within = sum(v["within_tolerance"] for v in sim)
     line = next(ln for ln in lines if ln.startswith("simulated: "))
-    assert line == (f"simulated: {within} of 41 within tolerance of the paper; computed: 46 of 47 within tolerance; "
+    assert line == (f"simulated: {within} of 43 within tolerance of the paper; computed: 55 of 62 within tolerance; "
                     "input: 11 of 11 within tolerance (24 more need the full run)")
     # 4 schemes x 3 P/E on the 2 device workloads and the 3 Filebench ones, the adaptive
     # schemes at 2 more UBERs, under 2 solvers and without the program speed-up, 2 schemes
-    # under 2 decoder powers.
-    assert "117 points: 117 run, 0 already done, 0 failed" in p.stdout
+    # under 2 decoder powers; and 4 schemes x 5 P/E on the 3 Filebench ones with wear spread.
+    assert "177 points: 177 run, 0 already done, 0 failed" in p.stdout
 
 
 def test_quick_run_writes_results_table_and_figures(quick):
@@ -68,28 +75,35 @@ def test_quick_run_writes_results_table_and_figures(quick):
         assert (out / name).is_file(), name
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
-    assert len(table) == 99 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
+    assert len(table) == 116 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
     assert [r["quantity"] for r in table] == [c.label for c in tecs15_ecc.EXPERIMENT.claims
                                               if c.where.get("aging.initial_pe") not in (100, 1_000)
                                               and c.baseline_where.get("aging.initial_pe") not in (100, 1_000)]
-    assert [r["kind"] for r in table] == [_expected_kind(r["ref"], r["quantity"]) for r in table]
+    assert [r["kind"] for r in table] == [_expected_kind(r["ref"], r["quantity"], by_value=True) for r in table]
     for r in json.loads((out / "comparison.json").read_text()):
-        assert list(r)[:3] == ["ref", "kind", "quantity"] and r["kind"] == _expected_kind(r["ref"], r["quantity"])
+        assert list(r)[:3] == ["ref", "kind", "quantity"]
+        assert r["kind"] == _expected_kind(r["ref"], r["quantity"], by_value=True)
     md = (out / "comparison.md").read_text().splitlines()
     assert md[2].startswith("| Table I | input | program time at cycle 1, ISPP-RV (us) |"), md[2]
-    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 7
+    # Fig. 10 on the Filebench-like runs is measured; on random requests it is the closed form.
+    assert sum(ln.startswith("| Fig. 10") and "| simulated |" in ln for ln in md) == 9
+    assert sum(ln.startswith("| Fig. 10") and "| computed |" in ln for ln in md) == 8
     assert (out / "comparison.md").read_text().startswith("| source | kind | quantity | ours | paper |")
     assert {f.stem for f in (out / "figures").glob("*.png")} == FIGURES
     for f in (out / "figures").glob("*.png"):
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 10_000
     rows = parquet_rows(out)
-    assert len(rows) == 117 and all(r["status"] == "ok" for r in rows)
+    assert len(rows) == 177 and all(r["status"] == "ok" for r in rows)
     assert {r["scheme"] for r in rows} == set(tecs15_ecc.SCHEMES)
-    assert {r["config.aging.initial_pe"] for r in rows} == {1.0, 10_000.0, 100_000.0}
+    # The quick grid's three P/E counts, and the wear-spread runs' own five.
+    assert {r["config.aging.initial_pe"] for r in rows} == {1.0, 10_000.0, 100_000.0, 100.0, 1_000.0}
+    spread = [r for r in rows if r["config.aging.initial_pe_spread"] > 0]
+    assert len(spread) == 60 and all(r["config.aging.initial_pe_spread"] == min(100.0, r["config.aging.initial_pe"])
+                                     for r in spread)
     meta = json.loads((out / "experiment.json").read_text())
-    assert meta["kind"] == "reproduction" and len(meta["points"]) == 117 and len(meta["figures"]) == 12
-    assert meta["tally"]["computed"] == {"within": 46, "rows": 47} and meta["tally"]["input"]["rows"] == 11
-    assert meta["tally"]["simulated"]["rows"] == 41
+    assert meta["kind"] == "reproduction" and len(meta["points"]) == 177 and len(meta["figures"]) == 12
+    assert meta["tally"]["computed"] == {"within": 55, "rows": 62} and meta["tally"]["input"]["rows"] == 11
+    assert meta["tally"]["simulated"]["rows"] == 43
 
 
 def test_quick_run_values_are_plausible(quick):
@@ -246,14 +260,15 @@ def test_a_claim_says_what_kind_of_number_it_is():
     # Numbers from simulations of the claim's own (outside the experiment's points).
     assert Claim("Fig. 4", "own runs", 1.0, simulate=lambda: 1.0).row_kind == "simulated"
     # tecs15-ecc: 2 program times and 3 x 5 RBERs are inputs, ISPP-DV's program time (the
-    # pulse model's prediction), 3 UBERs x 3 algorithms x 5 P/E counts of t and the
-    # decoder's slope ratio are computed; simulated are Fig. 10's
-    # 3 throughputs and 4 under other solvers, and the directions of Fig. 13 (12), Fig. 14
-    # (13), Fig. 15 (12), Figs. 16-18 (9, and 3 without the program speed-up) and Fig. 19 (3).
+    # pulse model's prediction), 3 UBERs x 3 algorithms x 5 P/E counts of t, the decoder's
+    # slope ratio and Figs. 5 (3) and 11 (5) are computed; declared simulated are Fig. 10's
+    # 3 throughputs, 4 under other solvers and 9 on the Filebench-like runs, and the
+    # directions of Fig. 13 (12), Fig. 14 (13), Fig. 15 (12), Figs. 16-18 (9, and 3 without
+    # the program speed-up) and Fig. 19 (3).
     claims = tecs15_ecc.EXPERIMENT.claims
     assert [c.row_kind for c in claims] == [_expected_kind(c.ref, c.label) for c in claims]
     kinds = [c.row_kind for c in claims]
-    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (59, 47, 17)
+    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (68, 55, 17)
 
 
 def test_a_claim_may_compare_a_scheme_with_itself_elsewhere():
