@@ -266,3 +266,38 @@ fn a_warm_cache_starts_full_of_the_disks_first_pages() {
     let b = &r.backing;
     assert_eq!((b.reads.hits, b.reads.misses_not_cached, b.evictions), (2, 3, 3));
 }
+
+/// An MLC block's errors split 1 : 2 between its LSB and MSB pages
+/// (`physics.page_spread.by_page_type`): the RBER_U of a block measured on its worst page
+/// bounds every page's, as Sec. 3.2's tracking means to ("pessimistic"); measured on its
+/// first page, an LSB page, it does not bound the MSB pages.
+#[test]
+fn a_reference_page_bounds_its_block_only_when_it_is_the_worst_page() {
+    let run_with = |reference: &str| {
+        let mut cfg = device("ascache", LEVEL_4);
+        cfg.geometry.cell = xlssd_core::config::CellType::Mlc;
+        cfg.physics.page_spread.by_page_type = true;
+        cfg.scheme.tables.insert("ascache".into(), serde_json::json!({ "reference_page": reference }));
+        // Twelve pages missed and filled, then read again: AP_BER 0.02 tolerates the level-4
+        // blocks, so every second read is returned raw.
+        let ops: Vec<(Op, u64, f32)> = (0..12).flat_map(|p| [(R, p, 0.02), (R, p, 0.02)]).collect();
+        go(&cfg, &ops)
+    };
+    let worst = run_with("worst");
+    let first = run_with("first");
+    for r in [&worst, &first] {
+        assert_eq!(n(r, "raw_reads"), 12, "{}", section(r));
+        assert_eq!(n(r, "raw_beyond_tolerance"), 0, "0.02 is above both page types' RBER");
+    }
+    assert_eq!(n(&worst, "raw_above_bound"), 0, "{}", section(&worst));
+    // The twelve fills are striped over the device's 8 planes, each plane's block taking
+    // its pages in order: 8 first pages (LSB) and 4 second ones (MSB). The MSB pages (4/3 of
+    // the block's mean RBER) are above an RBER_U measured on an LSB page (2/3 of it).
+    let g = &device("ascache", LEVEL_4).geometry;
+    assert_eq!(g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die, 8);
+    assert_eq!(n(&first, "raw_above_bound"), 4, "{}", section(&first));
+    // The worst page's RBER_U is twice the first page's (less the bias both add).
+    let delta = 1e-5;
+    let (w, f) = (section(&worst)["rber_u_mean"].as_f64().unwrap(), section(&first)["rber_u_mean"].as_f64().unwrap());
+    assert!(((w - delta) / (f - delta) - 2.0).abs() < 0.01, "worst {w}, first {f}");
+}

@@ -223,6 +223,9 @@ impl<'s> Simulator<'s> {
         };
         let setup = std::time::Instant::now();
         sim.scheme.set_up(&mut sim.ftl.setup_ctx(&sim.geo));
+        if let Some(rel) = sim.rel.as_mut() {
+            rel.choose_probe_page(crate::seams::Observer::probe_page(&sim.scheme));
+        }
         sim.set_up_device(progress)?;
         sim.setup_s = setup.elapsed().as_secs_f64();
         Ok(sim)

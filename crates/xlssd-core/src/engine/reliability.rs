@@ -19,7 +19,8 @@ use crate::physics::read_retry::{page_normal, ReadRetryModel, RetryNeed};
 use crate::physics::vth::Disturbers;
 use crate::physics::{Ispp, ModelKind, PageHistory, RberModel, MAX_RBER};
 use crate::seams::{
-    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProgramModes, ReadRetry, RetentionClock, RetryReference, Verdict,
+    Attempt, CodeStrength, EraseControl, Hook, Observer, Probe, ProbePage, ProgramModes, ReadRetry, RetentionClock,
+    RetryReference, Verdict,
 };
 use crate::sim::Time;
 use crate::stats::LatencyStats;
@@ -101,6 +102,11 @@ pub(super) struct Reliability {
     /// The last program-time factor worked out, by (wear's bits, algorithm): blocks share
     /// a few wear values, and the factor costs a logarithm.
     program_factor: std::cell::Cell<(u32, Option<Ispp>, f64)>,
+    /// Each page's RBER factor by its index in its block (`physics.page_spread`); empty
+    /// when the pages of a block do not differ.
+    page_factors: Vec<f32>,
+    /// The page of a block that probes measure (its index), as the scheme asks.
+    pub probe_page: u32,
 }
 
 impl Reliability {
@@ -130,7 +136,23 @@ impl Reliability {
             resensed: FxHashSet::default(),
             retry: cfg.physics.read_retry.enabled.then(|| ReadRetryModel::new(cfg.physics.read_retry.clone())),
             program_factor: std::cell::Cell::new((0, None, 0.0)),
+            page_factors: cfg.physics.page_spread.factors(cfg.geometry.pages_per_block, cfg.geometry.cell.bits_per_cell() as u32),
+            probe_page: 0,
         }))
+    }
+
+    /// The RBER factor of page `page_in_block` of any block (1 without a spread).
+    #[inline]
+    fn page_factor(&self, page_in_block: u32) -> f64 {
+        self.page_factors.get(page_in_block as usize).map_or(1.0, |&f| f as f64)
+    }
+
+    /// Sets the page probes measure: the first, or the one whose RBER is the largest.
+    pub(super) fn choose_probe_page(&mut self, page: ProbePage) {
+        self.probe_page = match page {
+            ProbePage::First => 0,
+            ProbePage::Worst => crate::physics::page_spread::worst_page(&self.page_factors),
+        };
     }
 
     /// Host page read `(request, page)` is sensed again inside the die before its first
@@ -236,14 +258,14 @@ impl Simulator<'_> {
             step_level: word.step_level(),
             disturbers: if self.cfg.physics.model == ModelKind::Vth { self.disturbers(ppn) } else { Disturbers::NONE },
         };
-        self.history_rber(block as u32, &page)
+        self.history_rber(block as u32, self.geo.page_in_block(ppn), &page)
     }
 
-    /// The RBER of a page of `block` with history `page`: the model's, the erase scheme's
-    /// factor, and read disturbance.
-    fn history_rber(&self, block: u32, page: &PageHistory) -> f64 {
+    /// The RBER of page `page_in_block` of `block` with history `page`: the model's, the
+    /// page's place in its block, the erase scheme's factor, and read disturbance.
+    fn history_rber(&self, block: u32, page_in_block: u32, page: &PageHistory) -> f64 {
         let Some(rel) = self.rel.as_ref() else { return 0.0 };
-        let mut rber = rel.model.rber(page);
+        let mut rber = rel.model.rber(page) * rel.page_factor(page_in_block);
         rber *= self.scheme.erased_rber_factor(block);
         if self.cfg.physics.read_disturb && self.cfg.physics.model != ModelKind::None {
             rber += self.cfg.physics.read_disturbance.rber(page.weighted_reads);
@@ -651,14 +673,15 @@ impl Simulator<'_> {
         }
     }
 
-    /// The RBER a probe of `block` measures (see [`crate::seams::Observer::probed`]):
-    /// after an erase, that of a page programmed now; otherwise its first page's now, or
-    /// `None` when that page holds nothing.
+    /// The RBER a probe of `block` measures (see [`crate::seams::Observer::probed`]) at its
+    /// reference page (the scheme's [`crate::seams::Observer::probe_page`]): after an erase,
+    /// that of the page programmed now; otherwise the page's now, or `None` when it holds
+    /// nothing.
     pub(super) fn probe_rber(&self, block: u32, when: Probe) -> Option<f64> {
         let rel = self.rel.as_ref()?;
-        let first = self.geo.ppn(block, 0);
-        if when != Probe::Erased && self.ftl.blocks().is_programmed(first) {
-            return Some(self.page_rber(first));
+        let reference = self.geo.ppn(block, rel.probe_page);
+        if when != Probe::Erased && self.ftl.blocks().is_programmed(reference) {
+            return Some(self.page_rber(reference));
         }
         if when == Probe::Idle {
             return None;
@@ -669,7 +692,7 @@ impl Simulator<'_> {
             weighted_reads: 0.0,
             ..PageHistory::fresh(self.cfg.physics.algorithm)
         };
-        Some(self.history_rber(block, &page))
+        Some(self.history_rber(block, rel.probe_page, &page))
     }
 
     /// Probes `block` and tells the scheme.

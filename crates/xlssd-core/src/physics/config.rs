@@ -35,6 +35,8 @@ pub struct PhysicsConfig {
     pub read_retry: crate::physics::read_retry::ReadRetryConfig,
     /// Erase stress and the lifetime it allows (seed 004, AERO).
     pub erase: crate::physics::erase_model::EraseStressConfig,
+    /// How the pages of a block differ in RBER (page type, last word line).
+    pub page_spread: crate::physics::page_spread::PageSpreadConfig,
 }
 
 impl Default for PhysicsConfig {
@@ -52,6 +54,7 @@ impl Default for PhysicsConfig {
             vth: Default::default(),
             read_retry: Default::default(),
             erase: Default::default(),
+            page_spread: Default::default(),
         }
     }
 }
@@ -101,6 +104,7 @@ impl PhysicsConfig {
         fraction("physics.program_speedup_at_100k", self.program_speedup_at_100k, false, true)?;
         self.read_retry.validate("physics.read_retry")?;
         self.erase.validate("physics.erase")?;
+        self.page_spread.validate("physics.page_spread")?;
         if !(self.retention_scale.is_finite() && self.retention_scale >= 0.0 && self.retention_scale <= 1e12) {
             return Err(bad("physics.retention_scale", self.retention_scale, "a number in [0, 1e12]"));
         }

@@ -17,6 +17,7 @@ pub mod config;
 pub mod erase_model;
 pub mod exp_linear;
 pub mod ispp;
+pub mod page_spread;
 pub mod power_law;
 pub mod read_disturb;
 pub mod read_retry;

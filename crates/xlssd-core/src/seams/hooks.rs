@@ -576,17 +576,29 @@ pub trait Background {
     fn probes(&mut self, _ctx: &BackgroundCtx, _blocks: &mut Vec<u32>) {}
 }
 
+/// Which page of a block its probes measure (seed 002, Sec. 3.2: "the first page or
+/// another optional page of each block is reserved as the reference page").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProbePage {
+    /// The first page, which holds the block's oldest data.
+    #[default]
+    First,
+    /// The page whose RBER is the largest by its place in the block
+    /// (`physics.page_spread`), so that the block's measurement bounds every page's.
+    Worst,
+}
+
 /// When a block's RBER was probed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Probe {
-    /// Before the first request: the first page's RBER as the device stands (that of a page
-    /// programmed now, if the block holds none).
+    /// Before the first request: the reference page's RBER as the device stands (that of
+    /// the page programmed now, if it holds nothing).
     Start,
     /// Right after the block's erase: the RBER of a page programmed now (a reference page
     /// written at erase and read back).
     Erased,
-    /// Asked for by [`Background::probes`]: the first page's RBER now (skipped when the
-    /// block's first page holds nothing).
+    /// Asked for by [`Background::probes`]: the reference page's RBER now (skipped when it
+    /// holds nothing).
     Idle,
 }
 
@@ -631,6 +643,10 @@ pub trait Observer {
     /// the start, after each erase, and when its background task asks.
     fn wants_probes(&self) -> bool {
         false
+    }
+    /// Which page of a block the probes measure.
+    fn probe_page(&self) -> ProbePage {
+        ProbePage::First
     }
     /// Block `block`'s probe measured `rber`.
     fn probed(&mut self, _block: u32, _rber: f64, _when: Probe) {}

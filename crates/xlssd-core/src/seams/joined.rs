@@ -240,6 +240,10 @@ impl Observer for Joined {
     fn wants_probes(&self) -> bool {
         self.parts.iter().any(|p| p.wants_probes())
     }
+    /// The first part that measures blocks says which page.
+    fn probe_page(&self) -> ProbePage {
+        self.parts.iter().find(|p| p.wants_probes()).map_or(ProbePage::First, |p| p.probe_page())
+    }
     fn probed(&mut self, block: u32, rber: f64, when: Probe) {
         for p in &mut self.parts {
             p.probed(block, rber, when);

@@ -17,6 +17,19 @@ pub enum Preference {
     LowestAdequate,
 }
 
+/// Which page of a block is its reference page (Sec. 3.2: "the first page or another
+/// optional page").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReferencePage {
+    /// The page the physics gives the largest RBER by its place in the block
+    /// (`physics.page_spread`), so that the block's RBER_U bounds every page's, as the
+    /// paper means its tracking to ("pessimistic"); the first page when pages do not differ.
+    Worst,
+    /// The first page, which holds the block's oldest data (the paper's example).
+    First,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AscacheConfig {
@@ -34,6 +47,8 @@ pub struct AscacheConfig {
     /// page is written at GC and its RBER measured): the die spends a page program and a
     /// page read after the erase.
     pub reference_page_time: bool,
+    /// Which page of a block is measured.
+    pub reference_page: ReferencePage,
     /// `ascache`: where an AP_WRITE goes among the levels that tolerate its AP_BER.
     pub write_preference: Preference,
     /// `ascache`: an AP_READ that must be decoded senses every soft level its block's level
@@ -50,6 +65,7 @@ impl Default for AscacheConfig {
             scan_idle_ms: 10.0,
             scan_blocks: 64,
             reference_page_time: true,
+            reference_page: ReferencePage::Worst,
             write_preference: Preference::Highest,
             direct_decode: true,
         }

@@ -24,7 +24,7 @@ pub mod report;
 
 use rustc_hash::FxHashSet;
 
-use self::config::{AscacheConfig, Preference};
+use self::config::{AscacheConfig, Preference, ReferencePage};
 use self::levels::{after_gc, after_idle_read, Groups, Thresholds, LEVELS, SOFT_LEVELS};
 use self::report::AscacheReport;
 use super::hooks::*;
@@ -188,7 +188,11 @@ impl Placement for CacheScheme {
 impl ReadRetry for CacheScheme {
     fn decode(&mut self, a: &Attempt) -> bool {
         let raw = self.raw_ok(a);
-        self.report.raw_reads += raw as u64;
+        if raw {
+            self.report.raw_reads += 1;
+            self.report.raw_above_bound += (a.rber > self.rber_u[self.block_of(a.ppn) as usize] as f64) as u64;
+            self.report.raw_beyond_tolerance += (a.rber > a.tolerance) as u64;
+        }
         !raw
     }
 
@@ -241,6 +245,13 @@ impl Observer for CacheScheme {
 
     fn wants_probes(&self) -> bool {
         true
+    }
+
+    fn probe_page(&self) -> ProbePage {
+        match self.cfg.reference_page {
+            ReferencePage::Worst => ProbePage::Worst,
+            ReferencePage::First => ProbePage::First,
+        }
     }
 
     fn probed(&mut self, block: u32, rber: f64, when: Probe) {
@@ -350,7 +361,7 @@ pub const SSD_CACHE: SchemeInfo = SchemeInfo {
         "seed 002's traditional SSD cache: blocks grouped by tracked RBER, writes to the most reliable level, every read decoded level by level (a failure is a read-error miss)",
         HOOKS,
         TABLE_NAME,
-        &["delta", "scan_period_ms", "scan_idle_ms", "scan_blocks", "reference_page_time"],
+        &["delta", "scan_period_ms", "scan_idle_ms", "scan_blocks", "reference_page_time", "reference_page"],
         |ctx| build(ctx, false),
     )
 };
@@ -363,7 +374,16 @@ pub const ASCACHE: SchemeInfo = SchemeInfo {
         "seed 002's ASCache: ssd-cache plus AP_WRITE by the tolerated level and AP_READ returning raw data its reader tolerates",
         AP_HOOKS,
         TABLE_NAME,
-        &["delta", "scan_period_ms", "scan_idle_ms", "scan_blocks", "reference_page_time", "write_preference", "direct_decode"],
+        &[
+            "delta",
+            "scan_period_ms",
+            "scan_idle_ms",
+            "scan_blocks",
+            "reference_page_time",
+            "reference_page",
+            "write_preference",
+            "direct_decode",
+        ],
         |ctx| build(ctx, true),
     )
 };

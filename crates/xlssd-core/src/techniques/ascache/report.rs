@@ -29,6 +29,11 @@ pub struct AscacheReport {
     /// `ascache`: AP_READs returned raw (not mismatched, block's RBER_U below AP_BER), and
     /// decoded straight to the stage their block's level predicts.
     pub raw_reads: u64,
+    /// Of those, reads of a page whose RBER was above its block's RBER_U (the bound was not
+    /// pessimistic for it), and above the read's AP_BER (the reader got more errors than it
+    /// tolerates).
+    pub raw_above_bound: u64,
+    pub raw_beyond_tolerance: u64,
     pub direct_decodes: u64,
     /// Mean and largest tracked RBER_U over the blocks at the end.
     pub rber_u_mean: f64,
