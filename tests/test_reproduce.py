@@ -346,6 +346,19 @@ def test_a_row_that_restates_its_inputs_is_classed_input_by_its_value():
     assert Comparison(claim, 81.28).as_dict()["kind"] == "input"
 
 
+def test_a_claim_measured_on_its_own_runs_shows_what_those_runs_say_beside_ours():
+    from xlssd.reproduce.experiment import Claim, Experiment, compare
+
+    runs = []
+    claim = Claim("Fig. 7", "own runs", 1.0, simulate=lambda: runs.append(1) or 2.0,
+                  simulate_context=lambda: f"disk utilization: {0.25 * len(runs):g}")
+    exp = Experiment(name="x", description="", paper="", preset="tiny", schemes={"baseline": {"scheme.name": "baseline"}},
+                     baseline="baseline", workloads={}, metrics=[], claims=[claim])
+    [c], skipped = compare(exp, [])
+    assert (c.ours, c.context, skipped) == (2.0, "disk utilization: 0.25", 0)
+    assert c.as_dict()["note"] == "disk utilization: 0.25"
+
+
 def test_a_row_that_a_formula_over_the_inputs_gives_is_classed_computed():
     from xlssd.reproduce.experiment import ECHO_TOL, Claim, Comparison, headline
 

@@ -100,6 +100,9 @@ class Claim:
     #: normalised) its baseline, on the same workloads and points: what a reader needs to
     #: judge the row (how busy the disk behind a cache was, say). Printed with the note.
     context: Sequence[str] = ()
+    #: For a claim measured on simulations of its own (`simulate`): what to show beside ours
+    #: from those runs, as `context` does from the experiment's rows.
+    simulate_context: Callable[[], str] | None = None
     note: str = ""
     #: Claims that measure one paper number under different workload or device
     #: assumptions share a group; the verdict says at how many of them it holds.
@@ -393,8 +396,9 @@ def _measure(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> float
 
 
 def _context(claim: Claim, exp: Experiment, rows: list[dict[str, Any]]) -> str:
-    """The claim's context metrics, for its scheme and its baseline (see `Claim.context`)."""
-    parts = []
+    """The claim's context metrics, for its scheme and its baseline (see `Claim.context`),
+    or what its own simulations show (`Claim.simulate_context`)."""
+    parts = [claim.simulate_context()] if claim.simulate_context is not None else []
     for name in claim.context:
         label = next((m.label for m in exp.metrics if m.name == name), name)
         sides = [(claim.scheme, claim.where)]
