@@ -42,11 +42,11 @@ def test_report_is_self_contained(folders):
     assert 'id="comparison"' in repro and "Bertozzi" in repro
     assert "<th>source</th><th>kind</th><th>quantity</th>" in repro
     # tecs15-ecc --quick: 2 program times and 9 RBERs given to the model; 45 t cells, the
-    # decoder's slope ratio, ISPP-DV's program time, Figs. 5 and 11 (8) and Fig. 10 on
+    # decoder's slope ratio, ISPP-DV's program time, Figs. 5, 6, 7 and 11 (10) and Fig. 10 on
     # random requests (7, their closed form) computed; 43 measured (Fig. 10 on the
     # Filebench-like runs, Figs. 13-19).
     kinds = re.findall(r"<td>[^<]*</td><td>(input|computed|simulated)</td>", repro)
-    assert (kinds.count("input"), kinds.count("computed"), kinds.count("simulated")) == (11, 62, 43)
+    assert (kinds.count("input"), kinds.count("computed"), kinds.count("simulated")) == (11, 64, 43)
     assert repro.count("data:image/png;base64,") == 12
 
 

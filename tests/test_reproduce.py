@@ -28,7 +28,8 @@ def _expected_kind(ref: str, quantity: str, by_value: bool = False) -> str:
     Figs. 13-19 are measured. By value (`by_value`), Fig. 10's rows on random requests, one
     at a time on a device whose blocks all have the same wear, are their closed form:
     computed; those on the Filebench-like runs stay simulated."""
-    if quantity.startswith(("BCH t", "decoder model", "program time at cycle 1, ISPP-DV")) or ref in ("Fig. 5", "Fig. 11"):
+    if quantity.startswith(("BCH t", "decoder model", "program time at cycle 1, ISPP-DV")) or ref in (
+            "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 11"):
         return "computed"
     if by_value and ref.startswith("Fig. 10") and not quantity.endswith(("varmail", "webserver", "videoserver")):
         return "computed"
@@ -51,7 +52,7 @@ def test_quick_run_prints_ours_beside_the_paper(quick):
     # The headline counts kinds apart, simulated first: Fig. 10's 9 throughputs on the
     # Filebench-like runs and 34 directions of Figs. 13-19 at the quick grid's P/E counts
     # are simulated; the 45 t cells, the decoder's slope ratio, ISPP-DV's program time (the
-    # pulse model's prediction), Figs. 5 and 11 (8) and Fig. 10's 7 throughputs on random
+    # pulse model's prediction), Figs. 5, 6, 7 and 11 (10) and Fig. 10's 7 throughputs on random
     # requests (their closed form, by value) computed, of which the 7 t cells past the
     # code, the slope ratio, Fig. 5's t = 4 share and 5 of Fig. 10's miss; ISPP-SV's and
     # -RV's program times and 9 RBERs inputs. The 6 RBERs and 18 directions at 100 and
@@ -60,7 +61,7 @@ def test_quick_run_prints_ours_beside_the_paper(quick):
     sim = [v for v in c.values() if v["kind"] == "simulated"]
     within = sum(v["within_tolerance"] for v in sim)
     line = next(ln for ln in lines if ln.startswith("simulated: "))
-    assert line == (f"simulated: {within} of 43 within tolerance of the paper; computed: 55 of 62 within tolerance; "
+    assert line == (f"simulated: {within} of 43 within tolerance of the paper; computed: 57 of 64 within tolerance; "
                     "input: 11 of 11 within tolerance (24 more need the full run)")
     # 4 schemes x 3 P/E on the 2 device workloads and the 3 Filebench ones, the adaptive
     # schemes at 2 more UBERs, under 2 solvers and without the program speed-up, 2 schemes
@@ -75,7 +76,7 @@ def test_quick_run_writes_results_table_and_figures(quick):
         assert (out / name).is_file(), name
     with open(out / "comparison.csv") as f:
         table = list(csv.DictReader(f))
-    assert len(table) == 116 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
+    assert len(table) == 118 and set(table[0]) >= {"ref", "kind", "quantity", "ours", "paper", "difference"}
     assert [r["quantity"] for r in table] == [c.label for c in tecs15_ecc.EXPERIMENT.claims
                                               if c.where.get("aging.initial_pe") not in (100, 1_000)
                                               and c.baseline_where.get("aging.initial_pe") not in (100, 1_000)]
@@ -102,7 +103,7 @@ def test_quick_run_writes_results_table_and_figures(quick):
                                      for r in spread)
     meta = json.loads((out / "experiment.json").read_text())
     assert meta["kind"] == "reproduction" and len(meta["points"]) == 177 and len(meta["figures"]) == 12
-    assert meta["tally"]["computed"] == {"within": 55, "rows": 62} and meta["tally"]["input"]["rows"] == 11
+    assert meta["tally"]["computed"] == {"within": 57, "rows": 64} and meta["tally"]["input"]["rows"] == 11
     assert meta["tally"]["simulated"]["rows"] == 43
 
 
@@ -261,14 +262,14 @@ def test_a_claim_says_what_kind_of_number_it_is():
     assert Claim("Fig. 4", "own runs", 1.0, simulate=lambda: 1.0).row_kind == "simulated"
     # tecs15-ecc: 2 program times and 3 x 5 RBERs are inputs, ISPP-DV's program time (the
     # pulse model's prediction), 3 UBERs x 3 algorithms x 5 P/E counts of t, the decoder's
-    # slope ratio and Figs. 5 (3) and 11 (5) are computed; declared simulated are Fig. 10's
+    # slope ratio and Figs. 5 (3), 6 (1), 7 (1) and 11 (5) are computed; declared simulated are Fig. 10's
     # 3 throughputs, 4 under other solvers and 9 on the Filebench-like runs, and the
     # directions of Fig. 13 (12), Fig. 14 (13), Fig. 15 (12), Figs. 16-18 (9, and 3 without
     # the program speed-up) and Fig. 19 (3).
     claims = tecs15_ecc.EXPERIMENT.claims
     assert [c.row_kind for c in claims] == [_expected_kind(c.ref, c.label) for c in claims]
     kinds = [c.row_kind for c in claims]
-    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (68, 55, 17)
+    assert (kinds.count("simulated"), kinds.count("computed"), kinds.count("input")) == (68, 57, 17)
 
 
 def test_a_claim_may_compare_a_scheme_with_itself_elsewhere():
