@@ -5,6 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::super::Simulator;
+use super::UNBOUND;
 use crate::controller::txn::{Txn, TxnKind, NO_OWNER};
 use crate::nand::Ppn;
 use crate::report::CopiesReport;
@@ -147,23 +148,35 @@ impl Simulator<'_> {
         }
     }
 
-    /// The page a copy is made of has been read: program the copy, unless the page changed
-    /// meanwhile or its plane has no room.
+    /// The page a copy is made of has been read: queue the copy's program, unless the page
+    /// changed meanwhile.
     pub(in crate::engine) fn copy_read_done(&mut self, t: Txn) {
         let (lpn, plane) = (t.lpn, t.owner);
         if self.ftl.map.get(lpn) != Some(t.ppn) || !self.ftl.blocks.is_valid(t.ppn) {
             self.abandon_copy(lpn);
             return;
         }
+        self.queue_copy(lpn, t.ppn, plane);
+    }
+
+    /// Gives unbound copy `t` (of the page its `ppn` names after [`UNBOUND`]) its page in
+    /// its plane, unless the page changed since it was read or the plane has no room (the
+    /// copy is then abandoned); the bound program, or None.
+    pub(in crate::engine) fn bind_copy(&mut self, t: Txn) -> Option<Txn> {
+        let (lpn, plane, source) = (t.lpn, t.plane, t.ppn & !UNBOUND);
+        if self.ftl.map.get(lpn) != Some(source) || !self.ftl.blocks.is_valid(source) {
+            self.abandon_copy(lpn);
+            return None;
+        }
         let default = Target { stream: 0, privileged: false };
         let Target { stream, privileged } = self.target_in(plane, lpn, WriteKind::Relocation, default);
         if !self.ftl.blocks.can_allocate(plane, stream, privileged) {
             self.abandon_copy(lpn);
-            return;
+            return None;
         }
         let Some(ppn) = self.ftl.blocks.allocate(plane, stream, privileged, &mut *self.ftl.wl) else {
             self.invariant(format!("plane {plane} had room for a copy but allocation failed"));
-            return;
+            return None;
         };
         self.tell_placed(plane, default, lpn, WriteKind::Relocation, ppn, stream);
         self.ftl.map.set_copy_owner(ppn, lpn);
@@ -174,8 +187,7 @@ impl Simulator<'_> {
         if self.observed {
             self.scheme.copy_made(lpn, ppn);
         }
-        self.enqueue(Txn { kind: TxnKind::CopyWrite, ppn, lpn, owner: NO_OWNER, plane, step: 0, reference: 0 });
-        self.maybe_start_gc(plane);
+        Some(Txn { kind: TxnKind::CopyWrite, ppn, lpn, owner: NO_OWNER, plane, step: 0, reference: 0 })
     }
 
     /// The host is writing `lpn`: its copies hold old data now.

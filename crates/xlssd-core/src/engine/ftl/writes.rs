@@ -68,6 +68,14 @@ impl Simulator<'_> {
         self.queue_program(t);
     }
 
+    /// Queues a copy of page `source`, which holds logical page `lpn`, into `plane` (a read
+    /// path scheme's extra copy).
+    pub(in crate::engine) fn queue_copy(&mut self, lpn: u32, source: Ppn, plane: u32) {
+        let t =
+            Txn { kind: TxnKind::CopyWrite, ppn: UNBOUND | source, lpn, owner: NO_OWNER, plane, step: FIXED_PLANE, reference: 0 };
+        self.queue_program(t);
+    }
+
     /// Sends unbound program `t` to its plane's die (choosing the plane unless it is
     /// fixed); with `ftl.page_binding = "queue"` its page is chosen first.
     fn queue_program(&mut self, mut t: Txn) {
@@ -102,6 +110,9 @@ impl Simulator<'_> {
     /// caller queues or starts the bound program.
     pub(in crate::engine) fn bind_program(&mut self, mut t: Txn) -> Option<Txn> {
         debug_assert!(t.ppn & UNBOUND != 0);
+        if t.kind == TxnKind::CopyWrite {
+            return self.bind_copy(t);
+        }
         let (lpn, kind) = (t.lpn, t.kind);
         let tag = t.ppn & !UNBOUND;
         if kind == TxnKind::GcWrite && self.copy_is_stale(lpn, tag) {
