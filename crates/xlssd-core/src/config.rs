@@ -374,9 +374,10 @@ impl Config {
             });
         }
         // Page addresses are 64-bit throughout; the mapping table's entries are 32-bit, one
-        // per unit of `mapping.unit_bytes`.
+        // per unit of `mapping.unit_bytes` (stored + 1, the largest value marking an entry
+        // whose data waits for its page).
         let units = c.physical_pages / c.unit_pages as u64;
-        if units >= u32::MAX as u64 {
+        if units >= u32::MAX as u64 - 1 {
             return Err(Error::Config {
                 key: "mapping.unit_bytes".into(),
                 message: format!(
@@ -384,7 +385,7 @@ impl Config {
                      {}: raise mapping.unit_bytes",
                     c.physical_pages,
                     c.unit_pages,
-                    u32::MAX - 1
+                    u32::MAX - 2
                 ),
             });
         }

@@ -6,8 +6,13 @@
 //! zeroed: the operating system then commits memory only for the parts a run touches, and a
 //! large device with a small footprint stays small in memory. Entries are 32 bits, as in
 //! a drive's own table: the configuration keeps both address spaces below 2^32 entries.
+//! A logical entry may also be [`PENDING`]: newer data is on its way to flash (queued, its
+//! physical page not chosen yet), so the page it was on holds stale data.
 
 use crate::nand::Ppn;
+
+/// A logical entry whose newest data waits for its physical page.
+const PENDING: u32 = u32::MAX;
 
 pub struct Mapping {
     l2p: Vec<u32>,
@@ -17,6 +22,8 @@ pub struct Mapping {
     /// `unit` as a divisor: the reverse map is indexed by unit on every page's placement.
     unit_div: strength_reduce::StrengthReducedU64,
     mapped: u64,
+    /// Entries that are [`PENDING`].
+    pending: u64,
 }
 
 impl Mapping {
@@ -33,6 +40,7 @@ impl Mapping {
             unit,
             unit_div: strength_reduce::StrengthReducedU64::new(unit),
             mapped: 0,
+            pending: 0,
         })
     }
 
@@ -41,12 +49,39 @@ impl Mapping {
     }
 
     #[inline]
-    /// The first physical page of `lpn`'s unit.
+    /// The first physical page of `lpn`'s unit (None when it has none: never written, or
+    /// its newest data still waiting for a page, see [`Self::is_pending`]).
     pub fn get(&self, lpn: u32) -> Option<Ppn> {
         match self.l2p[lpn as usize] {
-            0 => None,
+            0 | PENDING => None,
             p => Some((p as Ppn - 1) * self.unit),
         }
+    }
+
+    /// Whether `lpn`'s newest data waits for its physical page.
+    #[inline]
+    pub fn is_pending(&self, lpn: u32) -> bool {
+        self.l2p[lpn as usize] == PENDING
+    }
+
+    /// Newer data of `lpn` is on its way: its entry points nowhere until [`Self::set`];
+    /// returns the first page of the unit it pointed at before.
+    #[inline]
+    pub fn set_pending(&mut self, lpn: u32) -> Option<Ppn> {
+        let old = self.get(lpn);
+        if old.is_some() {
+            self.mapped -= 1;
+        }
+        if !self.is_pending(lpn) {
+            self.pending += 1;
+        }
+        self.l2p[lpn as usize] = PENDING;
+        old
+    }
+
+    /// Entries whose newest data waits for its page.
+    pub fn pending(&self) -> u64 {
+        self.pending
     }
 
     /// Hints the CPU to fetch `lpn`'s entry into cache: a request's mapping lookup is a
@@ -75,6 +110,7 @@ impl Mapping {
         let old = self.get(lpn);
         if old.is_none() {
             self.mapped += 1;
+            self.pending -= self.is_pending(lpn) as u64;
         }
         self.point(lpn, ppn);
         old
@@ -96,7 +132,7 @@ impl Mapping {
     fn point(&mut self, lpn: u32, ppn: Ppn) {
         debug_assert!(ppn % self.unit == 0, "unit of logical page {lpn} placed at page {ppn}, not a unit boundary");
         let u = ppn / self.unit_div;
-        debug_assert!(u < u32::MAX as Ppn, "physical unit {u} beyond the 32-bit mapping entry");
+        debug_assert!(u < PENDING as Ppn - 1, "physical unit {u} beyond the 32-bit mapping entry");
         self.l2p[lpn as usize] = u as u32 + 1;
         self.p2l[u as usize] = lpn + 1;
     }
@@ -122,8 +158,30 @@ impl Mapping {
         self.p2l[(ppn / self.unit_div) as usize] = 0;
     }
 
-    /// Logical pages that hold data.
+    /// Logical pages whose data is on a physical page.
     pub fn mapped(&self) -> u64 {
         self.mapped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pending_entry_points_nowhere_until_its_page_is_set() {
+        let mut m = Mapping::new(8, 64, 1).unwrap();
+        assert_eq!(m.set(3, 10), None);
+        assert_eq!((m.mapped(), m.pending()), (1, 0));
+        assert_eq!(m.set_pending(3), Some(10), "the page it pointed at");
+        assert_eq!((m.get(3), m.is_pending(3), m.mapped(), m.pending()), (None, true, 0, 1));
+        assert_eq!(m.set_pending(3), None, "already waiting");
+        assert_eq!(m.pending(), 1);
+        assert_eq!(m.owner(10), Some(3), "the stale page keeps its owner until erased");
+        assert_eq!(m.set(3, 20), None);
+        assert_eq!((m.get(3), m.is_pending(3), m.mapped(), m.pending()), (Some(20), false, 1, 0));
+        // A never-written page may wait too.
+        assert_eq!(m.set_pending(5), None);
+        assert_eq!((m.mapped(), m.pending()), (1, 1));
     }
 }

@@ -145,6 +145,14 @@ impl Simulator<'_> {
             .chain(self.ftl.blocked_programs.iter().flatten())
             .filter(|t| t.kind == TxnKind::HostWrite && t.ppn & super::UNBOUND != 0)
             .count() as u64;
+        // A logical page waits for its page only while a write of it is queued.
+        if self.ftl.map.pending() > self.ftl.versions.waiting_pages() as u64 {
+            return fail(format!(
+                "{} logical pages wait for their page but writes of only {} are queued",
+                self.ftl.map.pending(),
+                self.ftl.versions.waiting_pages()
+            ));
+        }
         if unbound_host_writes != self.ftl.versions.pending() {
             return fail(format!(
                 "{unbound_host_writes} host writes wait for a page but {} versions are outstanding",

@@ -59,6 +59,11 @@ impl WriteVersions {
     pub(in crate::engine) fn pending(&self) -> u64 {
         self.pending
     }
+
+    /// Logical pages with host writes waiting.
+    pub(in crate::engine) fn waiting_pages(&self) -> usize {
+        self.waiting.len()
+    }
 }
 
 #[cfg(test)]

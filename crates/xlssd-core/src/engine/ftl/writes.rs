@@ -50,8 +50,26 @@ impl Simulator<'_> {
         }
         if kind == TxnKind::HostWrite && self.ftl.binding == PageBinding::Issue {
             self.take_version(&mut t);
+            self.supersede(lpn);
         }
         self.queue_program(t);
+    }
+
+    /// A host write of `lpn` is queued without its page: the data `lpn` had on flash is
+    /// stale from now on, as it would be were the page bound now (cleaning must not copy
+    /// it), and the entry waits for the write's page.
+    fn supersede(&mut self, lpn: u32) {
+        if let Some(old) = self.ftl.map.set_pending(lpn) {
+            let now = self.now();
+            for p in old..old + self.ftl.unit_pages as Ppn {
+                if self.ftl.blocks.is_valid(p) {
+                    self.invalidate_page(p, now);
+                }
+            }
+        }
+        if !self.ftl.copies.is_empty() {
+            self.drop_copies_of(lpn);
+        }
     }
 
     /// Gives host write `t` the next version of its logical page.

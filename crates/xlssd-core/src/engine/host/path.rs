@@ -366,6 +366,12 @@ impl Simulator<'_> {
         }
         let ppn = match self.ftl.map().get(lpn) {
             Some(ppn) => ppn,
+            None if self.ftl.map().is_pending(lpn) => {
+                // Its newest data waits for a page: it is still in the controller.
+                self.measure.counters.inflight_read_hits += 1;
+                self.page_from_dram(req);
+                return;
+            }
             None => {
                 self.measure.counters.unmapped_reads += 1;
                 let materialized = match self.cfg.host.unmapped_reads {
