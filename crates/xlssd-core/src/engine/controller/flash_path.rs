@@ -94,6 +94,8 @@ impl Simulator<'_> {
     /// held meanwhile; None if it was dropped, parked or sent to another die instead. The
     /// caller queues the deferred erase loop the page's block may wait for once the program
     /// is back in its queue, so that the loop goes ahead of it.
+    #[cold]
+    #[inline(never)]
     fn bind_at_issue(&mut self, die: u32, t: Txn) -> Option<Txn> {
         debug_assert!(!self.ctrl.dies[die as usize].busy());
         self.ctrl.dies[die as usize].op.phase = Phase::Binding;
