@@ -152,7 +152,7 @@ impl Simulator<'_> {
     /// changed meanwhile.
     pub(in crate::engine) fn copy_read_done(&mut self, t: Txn) {
         let (lpn, plane) = (t.lpn, t.owner);
-        if self.ftl.map.get(lpn) != Some(t.ppn) || !self.ftl.blocks.is_valid(t.ppn) {
+        if self.copy_is_stale(lpn, t.ppn) {
             self.abandon_copy(lpn);
             return;
         }
@@ -164,7 +164,7 @@ impl Simulator<'_> {
     /// copy is then abandoned); the bound program, or None.
     pub(in crate::engine) fn bind_copy(&mut self, t: Txn) -> Option<Txn> {
         let (lpn, plane, source) = (t.lpn, t.plane, t.ppn & !UNBOUND);
-        if self.ftl.map.get(lpn) != Some(source) || !self.ftl.blocks.is_valid(source) {
+        if self.copy_is_stale(lpn, source) {
             self.abandon_copy(lpn);
             return None;
         }

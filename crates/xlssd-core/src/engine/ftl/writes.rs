@@ -199,8 +199,9 @@ impl Simulator<'_> {
         Some(Txn { kind, ppn, lpn, owner: t.owner, plane, step: 0, reference: 0 })
     }
 
-    /// Whether the victim's page `source` no longer holds logical page `lpn` (the host
-    /// rewrote it since it was read), so its copy is not needed.
+    /// Whether page `source` (a victim's, or the page an extra copy is made of) no longer
+    /// holds logical page `lpn`'s data (the host rewrote it since it was read), so a copy of
+    /// it is not needed.
     pub(in crate::engine) fn copy_is_stale(&self, lpn: u32, source: Ppn) -> bool {
         let unit = self.ftl.unit_pages as Ppn;
         !self.ftl.blocks.is_valid(source) || self.ftl.map.get(lpn) != Some(source - source % unit)
